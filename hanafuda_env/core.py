@@ -1,0 +1,586 @@
+"""Vectorized Koi-Koi core: B independent matches stepped at once with NumPy.
+
+Every set of cards is a 48-bit ``uint64`` (see ``cards``). Each game waits at one decision
+of the player to move (``mover``):
+
+* ``PLAY``           — play a card from hand (actions 0–47);
+* ``CHOOSE_PLAYED``  — the played card matches two field cards: take one (48 + field card);
+* ``CHOOSE_DRAWN``   — the same for the card drawn from the stock;
+* ``KOIKOI``         — the mover made yaku: stop (96) or koi-koi (97).
+
+Dealing, drawing, automatic captures, scoring and the next round's deal happen inside
+:meth:`KoiKoiCore.step`, so a batch runs forever. Each finished round yields a row in a
+:class:`RoundResults` table (several per game are possible when a dealt hand yaku ends the
+next round at once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from . import cards as C
+from .rules import RuleSet, RuleSpec, resolve_rules
+from .scoring import batch_scorer, hand_yaku_points, month_counts, round_multiplier
+
+NUM_ACTIONS = 98
+CHOOSE_OFFSET = 48
+STOP, KOIKOI = 96, 97
+HAND_SIZE, FIELD_SIZE, STOCK_SIZE = 8, 8, 24
+
+PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
+PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi")
+
+# How a round ended (RoundResults.reason).
+END_STOP, END_KOIKOI_WIN, END_LAST_CARD, END_HAND_YAKU, END_NO_GAME, END_EXHAUSTION_WIN = range(6)
+END_NAMES = ("stop", "yaku-after-koikoi", "yaku-on-last-card", "hand-yaku", "no-game",
+             "exhaustion-win")
+
+_U64 = np.uint64
+_ZERO = _U64(0)
+_MIX1, _MIX2, _GOLDEN = _U64(0xBF58476D1CE4E5B9), _U64(0x94D049BB133111EB), _U64(
+    0x9E3779B97F4A7C15)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """Counter-based hash: per-game random streams that do not depend on the batch."""
+    z = np.asarray(x, dtype=_U64) + _GOLDEN
+    z = (z ^ (z >> _U64(30))) * _MIX1
+    z = (z ^ (z >> _U64(27))) * _MIX2
+    return z ^ (z >> _U64(31))
+
+
+def game_seeds(seed: int, n_games: int) -> np.ndarray:
+    """Seeds of games 0..n-1 from one integer; game i's seed does not depend on n."""
+    return splitmix64(splitmix64(np.full(n_games, seed, dtype=_U64)) ^ np.arange(n_games,
+                                                                                dtype=_U64))
+
+
+class IllegalActionError(ValueError):
+    """An action that the game's rules do not allow at its current decision."""
+
+
+@dataclass
+class RoundResults:
+    """One row per finished round (columnar). ``yaku`` has a column per ``yaku_names``."""
+
+    game: np.ndarray  # (K,) game index in the batch
+    round_index: np.ndarray  # (K,) 0-based round of the match
+    dealer: np.ndarray  # (K,) seat
+    winner: np.ndarray  # (K,) seat, -1 when nobody won
+    base: np.ndarray  # (K,) yaku total (or exhaustion points) before multipliers
+    multiplier: np.ndarray  # (K,) 1, 2 or 4 (§2.5)
+    points: np.ndarray  # (K,) what the winner scores
+    reward: np.ndarray  # (K, 2) zero-sum points per seat
+    koikoi_calls: np.ndarray  # (K, 2) koi-koi calls per seat
+    reason: np.ndarray  # (K,) END_* code
+    yaku: np.ndarray  # (K, n_yaku) the winner's yaku points (hand yaku included)
+    piles: np.ndarray  # (K, 2) uint64 final capture piles
+    turns: np.ndarray  # (K,) turns played
+    yaku_names: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+    def records(self) -> list[dict]:
+        """The rows as plain dicts, for people and JSON."""
+        rows = []
+        for k in range(len(self)):
+            rows.append({
+                "game": int(self.game[k]), "round_index": int(self.round_index[k]),
+                "dealer": int(self.dealer[k]), "winner": int(self.winner[k]),
+                "base": int(self.base[k]), "multiplier": int(self.multiplier[k]),
+                "points": int(self.points[k]), "reward": self.reward[k].tolist(),
+                "koikoi_calls": self.koikoi_calls[k].tolist(),
+                "reason": END_NAMES[self.reason[k]], "turns": int(self.turns[k]),
+                "yaku": {n: int(p) for n, p in zip(self.yaku_names, self.yaku[k]) if p},
+            })
+        return rows
+
+    @staticmethod
+    def concat(parts: list[RoundResults], yaku_names: tuple[str, ...]) -> RoundResults:
+        if not parts:
+            return _empty_results(yaku_names)
+        if len(parts) == 1:
+            return parts[0]
+        arrays = {f.name: np.concatenate([getattr(p, f.name) for p in parts])
+                  for f in fields(RoundResults) if f.name != "yaku_names"}
+        return RoundResults(**arrays, yaku_names=yaku_names)
+
+
+def _empty_results(yaku_names: tuple[str, ...]) -> RoundResults:
+    i = np.zeros(0, dtype=np.int32)
+    pair = np.zeros((0, 2), dtype=np.int32)
+    return RoundResults(i, i, i, i, i, i, i, pair, pair, i,
+                        np.zeros((0, len(yaku_names)), dtype=np.int32),
+                        np.zeros((0, 2), dtype=_U64), i, yaku_names)
+
+
+@dataclass
+class MatchResults:
+    """One row per finished match: ``winner`` is -1 for a draw."""
+
+    game: np.ndarray
+    winner: np.ndarray
+    scores: np.ndarray  # (M, 2)
+    rounds: np.ndarray
+
+
+@dataclass
+class StepOutcome:
+    reward: np.ndarray  # (B, 2) zero-sum points per seat from rounds finished in this step
+    round_over: np.ndarray  # (B,) the round that was being played ended
+    match_over: np.ndarray  # (B,) a match ended in this step
+    rounds: RoundResults  # every round finished in this step (hand-yaku rounds included)
+    matches: MatchResults
+
+
+class KoiKoiCore:
+    """B Koi-Koi matches as arrays. Seats are 0 and 1; who deals changes between rounds."""
+
+    _STATE = ("hands", "field", "piles", "stock", "stock_pos", "dealer", "mover", "phase",
+              "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score",
+              "seeds", "deal_count")
+
+    def __init__(self, n_games: int, rules: RuleSpec = None, seed: int | None = None):
+        if n_games < 1:
+            raise ValueError(f"n_games must be at least 1, got {n_games}")
+        self.n_games = int(n_games)
+        self.rules: RuleSet = resolve_rules(rules)
+        self._scorer = batch_scorer(self.rules)
+        self.yaku_names = self._scorer.names + ("teshi", "kuttsuki")
+        self._games = np.arange(self.n_games)
+        b = self.n_games
+        self.hands = np.zeros((b, 2), dtype=_U64)  # by seat
+        self.field = np.zeros(b, dtype=_U64)
+        self.piles = np.zeros((b, 2), dtype=_U64)
+        self.stock = np.zeros((b, STOCK_SIZE), dtype=np.int8)  # top first
+        self.stock_pos = np.zeros(b, dtype=np.int8)  # next card to draw
+        self.dealer = np.zeros(b, dtype=np.int8)
+        self.mover = np.zeros(b, dtype=np.int8)
+        self.phase = np.zeros(b, dtype=np.int8)
+        self.pending = np.full(b, -1, dtype=np.int8)  # card waiting for a field choice
+        self.koikoi_calls = np.zeros((b, 2), dtype=np.int16)
+        self.yaku_total = np.zeros((b, 2), dtype=np.int32)  # at the end of each seat's last turn
+        self.turn = np.zeros(b, dtype=np.int16)  # turns completed this round
+        self.round_index = np.zeros(b, dtype=np.int16)
+        self.match_score = np.zeros((b, 2), dtype=np.int32)
+        self.seeds = np.zeros(b, dtype=_U64)
+        self.deal_count = np.zeros(b, dtype=_U64)
+        self.reset(seed=seed)
+
+    # ----------------------------------------------------------------- setup
+    def reset(self, seed=None, options: dict | None = None) -> RoundResults:
+        """Start new matches in every game.
+
+        ``seed``: an int (game i gets a seed derived from it and i) or one seed per game.
+        ``options``: ``dealer`` (first dealer, int or per game) and ``deck`` (a 48-card order,
+        one for all games or one per game: [0:8] dealer's hand, [8:16] the other hand,
+        [16:24] field, [24:48] stock top first). Returns rounds that ended at the deal.
+        """
+        options = dict(options or {})
+        unknown = set(options) - {"dealer", "deck"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if np.ndim(seed) == 0:
+            seeds = game_seeds(int(seed), self.n_games)
+        else:
+            seeds = np.asarray(seed, dtype=_U64).reshape(-1)
+            if len(seeds) != self.n_games:
+                raise ValueError(f"got {len(seeds)} seeds for {self.n_games} games")
+        deck = None
+        if options.get("deck") is not None:
+            deck = self._check_deck(options["deck"])
+        self.seeds[:] = seeds
+        self.deal_count[:] = 0
+        self.match_score[:] = 0
+        self.round_index[:] = 0
+        if options.get("dealer") is not None:
+            dealer = np.broadcast_to(np.asarray(options["dealer"]), (self.n_games,))
+            if not np.isin(dealer, (0, 1)).all():
+                raise ValueError(f"dealer must be 0 or 1, got {options['dealer']!r}")
+            self.dealer[:] = dealer
+        else:
+            self.dealer[:] = self._coin(self._games)
+        parts: list[RoundResults] = []
+        self._deal(self._games, parts, [], deck=deck)
+        return RoundResults.concat(parts, self.yaku_names)
+
+    def _check_deck(self, deck) -> np.ndarray:
+        deck = np.asarray(deck)
+        if deck.ndim == 1:
+            deck = np.broadcast_to(deck, (self.n_games, C.NUM_CARDS))
+        if deck.shape != (self.n_games, C.NUM_CARDS):
+            raise ValueError(f"deck must have shape (48,) or ({self.n_games}, 48), "
+                             f"got {deck.shape}")
+        if not (np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
+            raise ValueError("deck must hold each card id 0..47 exactly once")
+        field = self._rows_to_bits(deck[:, 16:24])
+        full = (month_counts(field) == 4).any(axis=1)
+        if full.any():
+            g = int(np.flatnonzero(full)[0])
+            raise ValueError(f"game {g}: the given deck puts all four cards of a month on the "
+                             f"field ({C.describe(int(field[g]))}); such a deal is redealt by "
+                             f"the rules, so give another deck")
+        return deck.astype(np.int8)
+
+    @staticmethod
+    def _rows_to_bits(card_ids: np.ndarray) -> np.ndarray:
+        return np.bitwise_or.reduce(C.CARD_BITS[card_ids], axis=-1)
+
+    def _random_words(self, games: np.ndarray, salt: int) -> np.ndarray:
+        base = splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
+        return splitmix64(base + _U64(salt * int(_GOLDEN) % (1 << 64)))
+
+    def _coin(self, games: np.ndarray) -> np.ndarray:
+        """A fair seat choice per game (the first dealer of a match)."""
+        return (self._random_words(games, 1000) >> _U64(40) & _U64(1)).astype(np.int8)
+
+    def _shuffled_decks(self, games: np.ndarray) -> np.ndarray:
+        base = splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
+        keys = splitmix64(base[:, None] + np.arange(C.NUM_CARDS, dtype=_U64) * _GOLDEN)
+        self.deal_count[games] += _U64(1)
+        return np.argsort(keys, axis=1).astype(np.int8)
+
+    def _deal(self, games: np.ndarray, parts: list[RoundResults],
+              match_parts: list[MatchResults], deck: np.ndarray | None = None) -> None:
+        """Deal new rounds; a hand yaku ends its round at once and the next is dealt."""
+        while len(games):
+            decks = deck if deck is not None else self._shuffled_decks(games)
+            deck = None
+            field = self._rows_to_bits(decks[:, 16:24])
+            redeal = (month_counts(field) == 4).any(axis=1)  # §2.1, before hand yaku (§2.7)
+            while redeal.any():
+                again = games[redeal]
+                decks[redeal] = self._shuffled_decks(again)
+                field[redeal] = self._rows_to_bits(decks[redeal, 16:24])
+                redeal = (month_counts(field) == 4).any(axis=1)
+            dealer = self.dealer[games]
+            first, second = self._rows_to_bits(decks[:, 0:8]), self._rows_to_bits(decks[:, 8:16])
+            self.hands[games, dealer] = first
+            self.hands[games, 1 - dealer] = second
+            self.field[games] = field
+            self.stock[games] = decks[:, 24:]
+            self.stock_pos[games] = 0
+            self.piles[games] = 0
+            self.mover[games] = dealer
+            self.phase[games] = PLAY
+            self.pending[games] = -1
+            self.koikoi_calls[games] = 0
+            self.yaku_total[games] = 0
+            self.turn[games] = 0
+            hand_points = hand_yaku_points(self.hands[games], self.rules)  # (n, 2)
+            has = hand_points > 0
+            ended = has.any(axis=1)
+            if not ended.any():
+                return
+            done = games[ended]
+            d = dealer[ended]
+            winner = np.where(has[ended, d], d, 1 - d).astype(np.int8)
+            base = hand_points[ended][np.arange(len(done)), winner]
+            kind = (month_counts(self.hands[done, winner]) == 4).any(axis=1)
+            yaku = np.zeros((len(done), len(self.yaku_names)), dtype=np.int32)
+            yaku[:, -2] = np.where(kind, base, 0)
+            yaku[:, -1] = np.where(kind, 0, base)
+            games = self._finish_rounds(done, winner, base, np.ones(len(done), np.int32),
+                                        np.full(len(done), END_HAND_YAKU), yaku, parts,
+                                        match_parts)
+
+    # ---------------------------------------------------------- legal actions
+    def legal_action_mask(self) -> np.ndarray:
+        """(B, 98) bool: the actions allowed to the player to move in each game."""
+        mask = np.zeros((self.n_games, NUM_ACTIONS), dtype=bool)
+        hand_bits, field_bits, deciding = self._legal_bits()
+        mask[:, :48] = C.bits_to_bool(hand_bits)
+        mask[:, 48:96] = C.bits_to_bool(field_bits)
+        mask[:, STOP] = deciding
+        mask[:, KOIKOI] = deciding
+        return mask
+
+    def _mover_hand(self) -> np.ndarray:
+        return np.where(self.mover == 0, self.hands[:, 0], self.hands[:, 1])
+
+    def _legal_bits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        phase = self.phase
+        hand_bits = np.where(phase == PLAY, self._mover_hand(), _ZERO)
+        choosing = (phase == CHOOSE_PLAYED) | (phase == CHOOSE_DRAWN)
+        month = C.MONTH_MASK_OF_CARD[np.maximum(self.pending, 0)]
+        field_bits = np.where(choosing, self.field & month, _ZERO)
+        return hand_bits, field_bits, phase == DECIDE
+
+    def sample_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal action per game, drawn straight from the bit sets."""
+        hand_bits, field_bits, deciding = self._legal_bits()
+        bits = hand_bits | field_bits | np.where(deciding, _U64(3), _ZERO)
+        offset = np.where(hand_bits != 0, 0, np.where(deciding, STOP, CHOOSE_OFFSET))
+        count = np.bitwise_count(bits)
+        pick = (rng.random(self.n_games) * count).astype(np.int64)
+        for i in range(HAND_SIZE - 1):  # drop the lowest set bit `pick` times
+            bits = np.where(pick > i, bits & (bits - _U64(1)), bits)
+        lowest = bits & (~bits + _U64(1))
+        return np.bitwise_count(lowest - _U64(1)).astype(np.int64) + offset
+
+    def _check_actions(self, actions: np.ndarray) -> None:
+        hand_bits, field_bits, deciding = self._legal_bits()
+        in_cards = (actions >= 0) & (actions < 96)
+        bit = C.CARD_BITS[np.where(in_cards, actions % 48, 0)]
+        legal = np.where(actions < 48, hand_bits & bit, field_bits & bit) != 0
+        legal = np.where(in_cards, legal, deciding & ((actions == STOP) | (actions == KOIKOI)))
+        if legal.all():
+            return
+        g = int(np.flatnonzero(~legal)[0])
+        allowed = np.flatnonzero(self.legal_action_mask()[g]).tolist()
+        raise IllegalActionError(
+            f"game {g}: action {int(actions[g])} ({action_name(int(actions[g]))}) is illegal "
+            f"for seat {int(self.mover[g])} in phase {PHASE_NAMES[self.phase[g]]}; legal "
+            f"actions: {allowed} ({', '.join(action_name(a) for a in allowed)}). "
+            f"No game was changed.")
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions) -> StepOutcome:
+        """Apply one action per game for its player to move; see the module docstring."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.n_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.n_games} integers (one per game), got "
+                             f"shape {actions.shape} dtype {actions.dtype}")
+        actions = actions.astype(np.int64)
+        self._check_actions(actions)
+        mover0 = self.mover == 0
+        hand = np.where(mover0, self.hands[:, 0], self.hands[:, 1])
+        pile = np.where(mover0, self.piles[:, 0], self.piles[:, 1])
+        field = self.field
+        phase = self.phase
+
+        # play a card from hand
+        playing = phase == PLAY
+        played = np.where(playing, actions, 0)
+        hand = np.where(playing, hand & ~C.CARD_BITS[played], hand)
+        field, pile, choose_played = _place(field, pile, played, playing)
+
+        # take the chosen field card together with the pending card
+        choosing = (phase == CHOOSE_PLAYED) | (phase == CHOOSE_DRAWN)
+        taken = np.where(choosing, C.CARD_BITS[actions % 48] | C.CARD_BITS[self.pending], _ZERO)
+        field = field & ~taken
+        pile = pile | taken
+
+        # draw from the stock
+        drawing = (playing & ~choose_played) | (phase == CHOOSE_PLAYED)
+        drawn = self.stock[self._games, np.minimum(self.stock_pos, STOCK_SIZE - 1)]
+        self.stock_pos += drawing
+        field, pile, choose_drawn = _place(field, pile, drawn, drawing)
+
+        self.phase = np.where(choose_played, CHOOSE_PLAYED,
+                              np.where(choose_drawn, CHOOSE_DRAWN, phase)).astype(np.int8)
+        self.pending = np.where(choose_played, played,
+                                np.where(choose_drawn, drawn, -1)).astype(np.int8)
+        self.field = field
+        self.hands[:, 0] = np.where(mover0, hand, self.hands[:, 0])
+        self.hands[:, 1] = np.where(mover0, self.hands[:, 1], hand)
+        self.piles[:, 0] = np.where(mover0, pile, self.piles[:, 0])
+        self.piles[:, 1] = np.where(mover0, self.piles[:, 1], pile)
+
+        ending = (drawing & ~choose_drawn) | (phase == CHOOSE_DRAWN)
+        deciding = phase == DECIDE
+        return self._after_turn(ending, deciding, actions, hand, pile)
+
+    def _after_turn(self, ending, deciding, actions, hand, pile) -> StepOutcome:
+        """End-of-turn yaku check (§2.4), koi-koi decisions and round ends (§2.6)."""
+        b = self.n_games
+        mover = self.mover
+        previous = np.where(mover == 0, self.yaku_total[:, 0], self.yaku_total[:, 1])
+        total = np.where(ending, self._scorer.totals(pile), previous)
+        made = ending & (total > previous)
+        self.yaku_total[self._games, mover] = total
+        self.turn += ending
+        has_cards = hand != 0
+        called_before = (self.koikoi_calls[:, 0] + self.koikoi_calls[:, 1]) > 0
+        may_decide = has_cards if self.rules.multiple_koikoi else has_cards & ~called_before
+        to_decide = made & may_decide
+        wins = made & ~may_decide
+        stops = deciding & (actions == STOP)
+        calls = deciding & (actions == KOIKOI)
+        self.koikoi_calls[self._games, mover] += calls
+        passing = (ending & ~made) | calls
+        self.phase = np.where(to_decide, DECIDE, np.where(passing, PLAY, self.phase)).astype(
+            np.int8)
+        self.mover = np.where(passing, 1 - mover, mover).astype(np.int8)
+        exhausted = passing & (self.hands[:, 0] == 0) & (self.hands[:, 1] == 0)
+
+        reward = np.zeros((b, 2), dtype=np.int32)
+        round_over = wins | stops | exhausted
+        parts: list[RoundResults] = []
+        match_parts: list[MatchResults] = []
+        if round_over.any():
+            self._end_rounds(wins, stops, exhausted, called_before, parts, match_parts)
+            rounds = RoundResults.concat(parts, self.yaku_names)
+            np.add.at(reward, rounds.game, rounds.reward)
+        else:
+            rounds = _empty_results(self.yaku_names)
+        matches = _concat_matches(match_parts)
+        match_over = np.zeros(b, dtype=bool)
+        match_over[matches.game] = True
+        return StepOutcome(reward, round_over, match_over, rounds, matches)
+
+    # ------------------------------------------------------------ round end
+    def _end_rounds(self, wins, stops, exhausted, called_before, parts, match_parts) -> None:
+        by_yaku = np.flatnonzero(wins | stops)
+        done = []
+        if len(by_yaku):
+            reason = np.where(stops[by_yaku], END_STOP,
+                              np.where(called_before[by_yaku], END_KOIKOI_WIN, END_LAST_CARD))
+            winner = self.mover[by_yaku]
+            base = self.yaku_total[by_yaku, winner]
+            loser_called = self.koikoi_calls[by_yaku, 1 - winner] > 0
+            multiplier = round_multiplier(base, loser_called, self.rules)
+            yaku = np.zeros((len(by_yaku), len(self.yaku_names)), dtype=np.int32)
+            yaku[:, :len(self._scorer.names)] = self._scorer.breakdown(
+                self.piles[by_yaku, winner])
+            done.append(self._finish_rounds(by_yaku, winner, base, multiplier, reason, yaku,
+                                            parts, match_parts))
+        ran_out = np.flatnonzero(exhausted)
+        if len(ran_out):
+            winner, base, multiplier = self._exhaustion_outcome(ran_out)
+            reason = np.where(winner >= 0, END_EXHAUSTION_WIN, END_NO_GAME)
+            yaku = np.zeros((len(ran_out), len(self.yaku_names)), dtype=np.int32)
+            done.append(self._finish_rounds(ran_out, winner, base, multiplier, reason, yaku,
+                                            parts, match_parts))
+        self._deal(np.concatenate(done), parts, match_parts)
+
+    def _exhaustion_outcome(self, games: np.ndarray):
+        """Winner (-1: no game), base and multiplier when both hands ran out (§2.6, §2.8)."""
+        rule = self.rules.on_exhaustion
+        n = len(games)
+        dealer = self.dealer[games]
+        called = self.koikoi_calls[games].sum(axis=1) > 0
+        made_any = (self.yaku_total[games] > 0).any(axis=1)
+        quiet = ~called & ~made_any  # nobody made yaku, nobody called koi-koi
+        points = np.full(n, self.rules.exhaustion_points, dtype=np.int32)
+        winner = np.full(n, -1, dtype=np.int8)
+        base = np.zeros(n, dtype=np.int32)
+        if rule in ("dealer-wins", "non-dealer-wins", "highest-total"):
+            seat = dealer if rule != "non-dealer-wins" else 1 - dealer
+            winner = np.where(quiet, seat, winner)
+            base = np.where(quiet, points, base)
+        multiplier = np.ones(n, dtype=np.int32)
+        if rule == "highest-total":
+            # Decision: the higher total wins and is scored like any win (§2.5 steps).
+            totals = self.yaku_total[games]
+            top = np.where(totals[:, 0] == totals[:, 1], dealer,
+                           np.argmax(totals, axis=1)).astype(np.int8)
+            winner = np.where(called, top, winner).astype(np.int8)
+            top_total = totals[np.arange(n), top]
+            base = np.where(called, top_total, base)
+            loser_called = self.koikoi_calls[games, 1 - top] > 0
+            multiplier = np.where(called, round_multiplier(top_total, loser_called, self.rules),
+                                  1)
+        return winner.astype(np.int8), base.astype(np.int32), multiplier.astype(np.int32)
+
+    def _finish_rounds(self, games, winner, base, multiplier, reason, yaku, parts,
+                       match_parts) -> np.ndarray:
+        """Record rounds, move match scores and dealers, close finished matches.
+
+        Returns the games to deal again (all of them: finished matches start anew).
+        """
+        n = len(games)
+        points = np.where(winner >= 0, base * multiplier, 0).astype(np.int32)
+        reward = np.zeros((n, 2), dtype=np.int32)
+        has_winner = winner >= 0
+        seat = np.where(has_winner, winner, 0)
+        reward[np.arange(n), seat] += points
+        reward[np.arange(n), 1 - seat] -= points
+        dealer = self.dealer[games].copy()
+        parts.append(RoundResults(
+            games, self.round_index[games].copy(), dealer, winner.astype(np.int8),
+            base.astype(np.int32), multiplier.astype(np.int32), points, reward,
+            self.koikoi_calls[games].astype(np.int32), reason.astype(np.int8), yaku,
+            self.piles[games].copy(), self.turn[games].astype(np.int32), self.yaku_names))
+        self.match_score[games] += reward
+        if self.rules.next_dealer == "winner":
+            self.dealer[games] = np.where(has_winner, winner, 1 - dealer)
+        else:
+            self.dealer[games] = 1 - dealer
+        self.round_index[games] += 1
+        over = self.round_index[games] >= self.rules.rounds
+        if self.rules.target_score is not None:
+            over |= (self.match_score[games] >= self.rules.target_score).any(axis=1)
+        if over.any():
+            ended = games[over]
+            scores = self.match_score[ended].copy()
+            match_winner = np.where(scores[:, 0] > scores[:, 1], 0,
+                                    np.where(scores[:, 1] > scores[:, 0], 1, -1))
+            match_parts.append(MatchResults(ended, match_winner.astype(np.int8), scores,
+                                            self.round_index[ended].astype(np.int32)))
+            self.match_score[ended] = 0
+            self.round_index[ended] = 0
+            self.dealer[ended] = self._coin(ended)
+        return games
+
+    # ------------------------------------------------------------- branching
+    def fork(self, games, copies: int = 1, seed: int | None = None) -> KoiKoiCore:
+        """A new batch holding copies of the chosen games (each ``copies`` times, in order).
+
+        Every copy continues exactly like its source; give ``seed`` to draw the future
+        rounds' deals anew per copy (the current round's stock is kept).
+        """
+        index = np.repeat(np.atleast_1d(np.asarray(games, dtype=np.intp)), copies)
+        if len(index) == 0 or index.min() < 0 or index.max() >= self.n_games:
+            raise ValueError(f"fork needs game indices in 0..{self.n_games - 1}, got {games!r}")
+        clone = object.__new__(KoiKoiCore)
+        clone.n_games = len(index)
+        clone.rules, clone._scorer, clone.yaku_names = self.rules, self._scorer, self.yaku_names
+        clone._games = np.arange(clone.n_games)
+        for name in self._STATE:
+            setattr(clone, name, getattr(self, name)[index].copy())
+        if seed is not None:
+            clone.seeds[:] = game_seeds(seed, clone.n_games)
+        return clone
+
+    def resample_hidden(self, seat, rng: np.random.Generator, games=None) -> None:
+        """Shuffle what ``seat`` cannot see — the other hand and the undrawn stock — among
+        themselves, keeping their sizes: a world consistent with ``seat``'s information."""
+        games = self._games if games is None else np.atleast_1d(games)
+        seats = np.broadcast_to(np.asarray(seat), (self.n_games,))
+        for g in games:
+            other = 1 - int(seats[g])
+            pos = int(self.stock_pos[g])
+            hidden = C.ids_of(int(self.hands[g, other])) + self.stock[g, pos:].tolist()
+            order = rng.permutation(hidden)
+            n_hand = int(np.bitwise_count(self.hands[g, other]))
+            self.hands[g, other] = C.mask_of(order[:n_hand])
+            self.stock[g, pos:] = order[n_hand:]
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Copies of every state array (for saving, hashing and comparing games)."""
+        return {name: getattr(self, name).copy() for name in self._STATE}
+
+
+def _place(field, pile, card, active):
+    """Play ``card`` onto the field where ``active`` (§2.2): place, capture, or ask to choose."""
+    matches = field & C.MONTH_MASK_OF_CARD[card]
+    count = np.bitwise_count(matches)
+    bit = C.CARD_BITS[card]
+    capture = active & ((count == 1) | (count == 3))
+    place = active & (count == 0)
+    field = np.where(place, field | bit, np.where(capture, field & ~matches, field))
+    pile = np.where(capture, pile | matches | bit, pile)
+    return field, pile, active & (count == 2)
+
+
+def _concat_matches(parts: list[MatchResults]) -> MatchResults:
+    if not parts:
+        i = np.zeros(0, dtype=np.int32)
+        return MatchResults(i, i, np.zeros((0, 2), dtype=np.int32), i)
+    return MatchResults(*(np.concatenate([getattr(p, f.name) for p in parts])
+                          for f in fields(MatchResults)))
+
+
+def action_name(action: int) -> str:
+    """A person's name for an action id."""
+    if 0 <= action < 48:
+        return f"play {C.card_name(action)}"
+    if 48 <= action < 96:
+        return f"take {C.card_name(action - 48)}"
+    return {STOP: "stop", KOIKOI: "koi-koi"}.get(action, f"unknown action {action}")

@@ -1,0 +1,50 @@
+"""Text rendering of one game of a :class:`~hanafuda_env.core.KoiKoiCore` for people."""
+
+from __future__ import annotations
+
+from . import cards as C
+from .core import PHASE_NAMES, STOCK_SIZE, KoiKoiCore
+from .scoring import score_pile, yaku_table
+
+_KIND_MARK = {C.BRIGHT: "★", C.ANIMAL: "◆", C.RIBBON: "▬", C.CHAFF: "·"}
+
+
+def card_label(card_id: int) -> str:
+    card = C.DECK[card_id]
+    return f"{_KIND_MARK[card.kind]}{card.name}"
+
+
+def cards_line(bits: int) -> str:
+    return ", ".join(card_label(i) for i in C.ids_of(bits)) or "-"
+
+
+def render_game(core: KoiKoiCore, game: int = 0, viewer: int | None = None) -> str:
+    """A multi-line picture of one game. With ``viewer`` set, the other hand is hidden."""
+    table = yaku_table(core.rules)
+    dealer, mover = int(core.dealer[game]), int(core.mover[game])
+    lines = [
+        f"round {int(core.round_index[game]) + 1}/{core.rules.rounds}  "
+        f"score {int(core.match_score[game, 0])} : {int(core.match_score[game, 1])}  "
+        f"dealer: player_{dealer}  stock: {STOCK_SIZE - int(core.stock_pos[game])} cards",
+    ]
+    for seat in (0, 1):
+        hand = int(core.hands[game, seat])
+        shown = (cards_line(hand) if viewer in (None, seat)
+                 else f"{hand.bit_count()} hidden cards")
+        pile = int(core.piles[game, seat])
+        yaku = score_pile(pile, table)
+        yaku_text = ", ".join(f"{n} {p}" for n, p in yaku.items()) or "none"
+        calls = int(core.koikoi_calls[game, seat])
+        marker = " (to move)" if seat == mover else ""
+        lines += [
+            f"player_{seat}{marker}{' koi-koi x' + str(calls) if calls else ''}",
+            f"  hand:  {shown}",
+            f"  pile:  {cards_line(pile)}",
+            f"  yaku:  {yaku_text} (total {sum(yaku.values())})",
+        ]
+    lines.append(f"field: {cards_line(int(core.field[game]))}")
+    phase = int(core.phase[game])
+    pending = int(core.pending[game])
+    waiting = f", card waiting: {card_label(pending)}" if pending >= 0 else ""
+    lines.append(f"decision: {PHASE_NAMES[phase]} by player_{mover}{waiting}")
+    return "\n".join(lines)

@@ -1,0 +1,206 @@
+"""Rule sets for Koi-Koi (RULES.md §2.8, §2.9) as frozen, validated data.
+
+A :class:`RuleSet` holds every option and the point table. Build one from a preset name
+(``"nintendo"`` — the default — or ``"ten-base"``), a dict, or a YAML file with
+:func:`resolve_rules`. Unknown keys or values raise :class:`RuleError`, naming the culprit
+and listing what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Union
+
+import yaml
+
+
+class RuleError(ValueError):
+    """A rule set option, value or preset name is not known."""
+
+
+@dataclass(frozen=True)
+class PointTable:
+    """Yaku and hand-yaku points. ``extra_card`` is what each further card adds (上乗せ)."""
+
+    goko: int = 10
+    shiko: int = 8
+    ame_shiko: int = 7
+    sanko: int = 5
+    ino_shika_cho: int = 5
+    akatan: int = 5
+    aotan: int = 5
+    hanami_zake: int = 5
+    tsukimi_zake: int = 5
+    tane: int = 1
+    tan: int = 1
+    kasu: int = 1
+    extra_card: int = 1
+    teshi: int = 6
+    kuttsuki: int = 6
+
+
+# Allowed values for the options that take one of a few names.
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "akatan_aotan": ("combined-10", "combined-15", "separate"),
+    "on_exhaustion": ("no-game", "dealer-wins", "non-dealer-wins", "highest-total"),
+    "hand_yaku": ("teshi+kuttsuki", "teshi", "none"),
+    "next_dealer": ("winner", "alternate"),
+}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every Koi-Koi rule option. Defaults are the Nintendo rules of RULES.md §2.1–2.7."""
+
+    name: str = "nintendo"
+    sake_cup_is_chaff: bool = True
+    hanami_tsukimi: bool = True
+    rain_washes_sake: bool = False
+    akatan_aotan: str = "combined-10"
+    seven_point_doubling: bool = True
+    koikoi_doubling: bool = True
+    multiple_koikoi: bool = False
+    on_exhaustion: str = "no-game"
+    exhaustion_points: int = 6
+    hand_yaku: str = "teshi+kuttsuki"
+    next_dealer: str = "winner"
+    rounds: int = 12
+    target_score: int | None = None
+    points: PointTable = field(default_factory=PointTable)
+
+    def __post_init__(self) -> None:
+        for key, allowed in CHOICES.items():
+            value = getattr(self, key)
+            if value not in allowed:
+                raise RuleError(
+                    f"rule {key!r} cannot be {value!r}; allowed values: "
+                    + ", ".join(repr(a) for a in allowed)
+                )
+        for key in ("sake_cup_is_chaff", "hanami_tsukimi", "rain_washes_sake",
+                    "seven_point_doubling", "koikoi_doubling", "multiple_koikoi"):
+            if not isinstance(getattr(self, key), bool):
+                raise RuleError(f"rule {key!r} must be true or false, got {getattr(self, key)!r}")
+        if not _is_int(self.rounds) or self.rounds < 1:
+            raise RuleError(f"rule 'rounds' must be a positive integer (3, 6, 12 …), "
+                            f"got {self.rounds!r}")
+        if self.target_score is not None and (not _is_int(self.target_score)
+                                              or self.target_score < 1):
+            raise RuleError(f"rule 'target_score' must be a positive integer or null, "
+                            f"got {self.target_score!r}")
+        if not _is_int(self.exhaustion_points) or self.exhaustion_points < 0:
+            raise RuleError(f"rule 'exhaustion_points' must be a non-negative integer, "
+                            f"got {self.exhaustion_points!r}")
+
+    @property
+    def koikoi_multiplier(self) -> int:
+        return 2 if self.koikoi_doubling else 1
+
+    @property
+    def combined_ribbon_points(self) -> int:
+        """Base points of akatan-aotan together: 10 or 15 on the rule set's card unit."""
+        return {"combined-10": 10, "combined-15": 15}.get(self.akatan_aotan, 0) * (
+            self.points.extra_card
+        )
+
+    def replace(self, **changes: Any) -> RuleSet:
+        """A copy with some options changed, validated like :meth:`from_dict`."""
+        return RuleSet.from_dict(changes, base=self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any], base: RuleSet | str | None = None) -> RuleSet:
+        """Options from a mapping; ``preset`` (or ``base``) names the starting rule set."""
+        if not isinstance(spec, Mapping):
+            raise RuleError(f"a rule set must be a mapping of options, got {type(spec).__name__}")
+        spec = dict(spec)
+        preset = spec.pop("preset", None)
+        start = preset_rules(preset) if preset is not None else (
+            preset_rules(base) if isinstance(base, str) else (base or RuleSet())
+        )
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        changes: dict[str, Any] = {}
+        for key, value in spec.items():
+            if key not in allowed:
+                raise RuleError(f"unknown rule option {key!r}; allowed options: "
+                                + ", ".join(["preset", *allowed]))
+            changes[key] = value
+        if "points" in changes:
+            changes["points"] = _points_from(changes["points"], start.points)
+        if preset is None and changes and "name" not in changes:
+            changes["name"] = f"{start.name}+custom"
+        return dataclasses.replace(start, **changes)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> RuleSet:
+        with open(path, encoding="utf-8") as handle:
+            spec = yaml.safe_load(handle) or {}
+        try:
+            return cls.from_dict(spec)
+        except RuleError as error:
+            raise RuleError(f"{path}: {error}") from None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _points_from(spec: Any, start: PointTable) -> PointTable:
+    if isinstance(spec, PointTable):
+        return spec
+    if not isinstance(spec, Mapping):
+        raise RuleError(f"rule 'points' must be a mapping of yaku name to points, got {spec!r}")
+    allowed = [f.name for f in dataclasses.fields(PointTable)]
+    for key, value in spec.items():
+        if key not in allowed:
+            raise RuleError(f"unknown yaku in 'points': {key!r}; allowed: " + ", ".join(allowed))
+        if not _is_int(value) or value < 0:
+            raise RuleError(f"points for {key!r} must be a non-negative integer, got {value!r}")
+    return dataclasses.replace(start, **spec)
+
+
+NINTENDO = RuleSet()
+TEN_BASE = RuleSet(
+    name="ten-base",
+    hanami_tsukimi=False,
+    akatan_aotan="separate",
+    seven_point_doubling=False,
+    koikoi_doubling=False,
+    multiple_koikoi=True,
+    on_exhaustion="highest-total",
+    exhaustion_points=50,
+    hand_yaku="teshi",
+    points=PointTable(
+        goko=240, shiko=120, ame_shiko=80, sanko=60, ino_shika_cho=50, akatan=50, aotan=50,
+        hanami_zake=0, tsukimi_zake=0, tane=10, tan=10, kasu=10, extra_card=10, teshi=50,
+        kuttsuki=0,
+    ),
+)
+PRESETS: dict[str, RuleSet] = {"nintendo": NINTENDO, "ten-base": TEN_BASE}
+
+RuleSpec = Union[RuleSet, str, Path, Mapping[str, Any], None]
+
+
+def preset_rules(name: str) -> RuleSet:
+    if name not in PRESETS:
+        raise RuleError(f"unknown rule preset {name!r}; allowed presets: " + ", ".join(PRESETS))
+    return PRESETS[name]
+
+
+def resolve_rules(spec: RuleSpec = None) -> RuleSet:
+    """A RuleSet from a RuleSet, preset name, YAML path or mapping (None: the default)."""
+    if spec is None:
+        return NINTENDO
+    if isinstance(spec, RuleSet):
+        return spec
+    if isinstance(spec, Mapping):
+        return RuleSet.from_dict(spec)
+    if isinstance(spec, Path) or (isinstance(spec, str) and spec.endswith((".yaml", ".yml"))):
+        return RuleSet.from_yaml(spec)
+    if isinstance(spec, str):
+        return preset_rules(spec)
+    raise RuleError(f"cannot make a rule set from {type(spec).__name__}; give a preset name "
+                    f"({', '.join(PRESETS)}), a mapping of options or a YAML path")

@@ -1,0 +1,218 @@
+"""Yaku scoring as a table (RULES.md §2.3, §2.5, §2.9).
+
+A yaku is data: the card counts it needs (``conditions``), the cards whose presence cancels
+it (``forbidden``), the yaku that replace it (``excluded_by``), its base points and the
+points each further card adds. :func:`yaku_table` builds the Koi-Koi table of a rule set;
+the same machinery scores any game whose yaku are card-count patterns (Hana-awase too).
+
+Two scorers read one table: :func:`score_yaku` (one pile, plain Python, a name → points
+dict) and :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
+
+import numpy as np
+
+from . import cards as C
+from .rules import RuleSet, resolve_rules
+
+
+@dataclass(frozen=True)
+class Yaku:
+    name: str
+    points: int
+    conditions: tuple[tuple[int, int], ...]  # (card mask, at least this many of them)
+    extra_mask: int = 0  # each card of this set beyond ``extra_over`` adds ``extra_points``
+    extra_over: int = 0
+    extra_points: int = 0
+    excluded_by: tuple[str, ...] = ()  # yaku that replace this one when they stand
+    forbidden: int = 0  # holding any of these cards cancels the yaku
+
+
+YAKU_NAMES = (
+    "goko", "shiko", "ame_shiko", "sanko", "ino_shika_cho", "akatan_aotan", "akatan",
+    "aotan", "hanami_zake", "tsukimi_zake", "tane", "tan", "kasu",
+)  # fmt: skip
+
+NON_RAIN_BRIGHTS = C.BRIGHTS & ~C.RAIN_MAN
+
+
+@lru_cache(maxsize=64)
+def yaku_table(rules: RuleSet) -> tuple[Yaku, ...]:
+    """The Koi-Koi yaku of a rule set, in the fixed order of ``YAKU_NAMES`` (absent omitted)."""
+    p = rules.points
+    extra = p.extra_card
+    chaff = C.CHAFF_CARDS | (C.SAKE_CUP if rules.sake_cup_is_chaff else 0)
+    ribbon_yaku = ("akatan", "aotan", "akatan_aotan")
+    table = [
+        Yaku("goko", p.goko, ((C.BRIGHTS, 5),)),
+        Yaku("shiko", p.shiko, ((NON_RAIN_BRIGHTS, 4),), excluded_by=("goko",)),
+        Yaku("ame_shiko", p.ame_shiko, ((C.BRIGHTS, 4), (C.RAIN_MAN, 1)),
+             excluded_by=("goko",)),
+        Yaku("sanko", p.sanko, ((NON_RAIN_BRIGHTS, 3),),
+             excluded_by=("goko", "shiko", "ame_shiko")),
+        Yaku("ino_shika_cho", p.ino_shika_cho, ((C.INO_SHIKA_CHO, 3),), C.ANIMALS, 3, extra),
+    ]
+    combined = rules.akatan_aotan != "separate"
+    if combined:
+        table.append(Yaku("akatan_aotan", rules.combined_ribbon_points,
+                          ((C.POETRY_RIBBONS, 6),), C.RIBBONS, 6, extra))
+    replaced = ("akatan_aotan",) if combined else ()
+    table += [
+        Yaku("akatan", p.akatan, ((C.RED_POETRY_RIBBONS, 3),), C.RIBBONS, 3, extra,
+             excluded_by=replaced),
+        Yaku("aotan", p.aotan, ((C.BLUE_RIBBONS, 3),), C.RIBBONS, 3, extra,
+             excluded_by=replaced),
+    ]
+    if rules.hanami_tsukimi:
+        washed = C.RAIN_MAN if rules.rain_washes_sake else 0
+        table += [
+            Yaku("hanami_zake", p.hanami_zake, ((C.CURTAIN, 1), (C.SAKE_CUP, 1)),
+                 forbidden=washed),
+            Yaku("tsukimi_zake", p.tsukimi_zake, ((C.MOON, 1), (C.SAKE_CUP, 1)),
+                 forbidden=washed),
+        ]
+    table += [
+        Yaku("tane", p.tane, ((C.ANIMALS, 5),), C.ANIMALS, 5, extra,
+             excluded_by=("ino_shika_cho",)),
+        Yaku("tan", p.tan, ((C.RIBBONS, 5),), C.RIBBONS, 5, extra, excluded_by=ribbon_yaku),
+        Yaku("kasu", p.kasu, ((chaff, 10),), chaff, 10, extra),
+    ]
+    return tuple(table)
+
+
+def _stands(yaku: Yaku, pile: int) -> bool:
+    return (pile & yaku.forbidden) == 0 and all(
+        (pile & mask).bit_count() >= needed for mask, needed in yaku.conditions
+    )
+
+
+def score_pile(pile: int, table: tuple[Yaku, ...]) -> dict[str, int]:
+    """Yaku name → points for one pile given as a 48-bit set, after every exclusion."""
+    standing = {y.name for y in table if _stands(y, pile)}
+    result = {}
+    for y in table:
+        if y.name in standing and not standing.intersection(y.excluded_by):
+            extra_cards = max(0, (pile & y.extra_mask).bit_count() - y.extra_over)
+            result[y.name] = y.points + y.extra_points * extra_cards
+    return result
+
+
+def score_yaku(card_ids: Iterable[int], rules: RuleSet | str | None = None) -> dict[str, int]:
+    """Yaku name → points for one capture pile, following RULES.md §2.3 and the variants."""
+    return score_pile(C.mask_of(card_ids), yaku_table(resolve_rules(rules)))
+
+
+def yaku_total(card_ids: Iterable[int], rules: RuleSet | str | None = None) -> int:
+    return sum(score_yaku(card_ids, rules).values())
+
+
+class BatchScorer:
+    """Vectorized scoring of many piles with one yaku table.
+
+    Each distinct card mask of the table is counted once per pile (``bitwise_count``); the
+    yaku conditions, exclusions and extras are then small integer array operations.
+    """
+
+    def __init__(self, table: tuple[Yaku, ...]):
+        self.table = table
+        self.names = tuple(y.name for y in table)
+        masks: list[int] = []
+
+        def slot(mask: int) -> int:
+            if mask not in masks:
+                masks.append(mask)
+            return masks.index(mask)
+
+        width = max(len(y.conditions) for y in table)
+        cond_slot = np.zeros((len(table), width), dtype=np.intp)
+        cond_need = np.zeros((len(table), width), dtype=np.int16)
+        for row, y in enumerate(table):
+            for col, (mask, needed) in enumerate(y.conditions):
+                cond_slot[row, col] = slot(mask)
+                cond_need[row, col] = needed
+            for col in range(len(y.conditions), width):  # padding: always true
+                cond_slot[row, col] = cond_slot[row, 0]
+        self._extra_slot = np.array([slot(y.extra_mask) for y in table], dtype=np.intp)
+        self._masks = np.array(masks, dtype=np.uint64)
+        self._cond_slot, self._cond_need = cond_slot, cond_need
+        self._extra_over = np.array([y.extra_over for y in table], dtype=np.int16)
+        self._extra_points = np.array([y.extra_points for y in table], dtype=np.int32)
+        self._points = np.array([y.points for y in table], dtype=np.int32)
+        self._forbidden = np.array([y.forbidden for y in table], dtype=np.uint64)
+        self._has_forbidden = bool(self._forbidden.any())
+        index = {name: i for i, name in enumerate(self.names)}
+        self._excluders = np.zeros((len(table), len(table)), dtype=np.int8)
+        for row, y in enumerate(table):
+            for name in y.excluded_by:
+                if name in index:
+                    self._excluders[index[name], row] = 1
+
+    def breakdown(self, piles: np.ndarray) -> np.ndarray:
+        """(…,) uint64 piles → (…, n_yaku) int32 points per yaku in ``self.names`` order."""
+        piles = np.asarray(piles, dtype=np.uint64)
+        counts = np.bitwise_count(piles[..., None] & self._masks).astype(np.int16)
+        stands = (counts[..., self._cond_slot] >= self._cond_need).all(axis=-1)
+        if self._has_forbidden:
+            stands &= (piles[..., None] & self._forbidden) == 0
+        excluded = (stands.astype(np.int8) @ self._excluders) > 0
+        extra = np.maximum(counts[..., self._extra_slot] - self._extra_over, 0)
+        points = self._points + self._extra_points * extra
+        return np.where(stands & ~excluded, points, 0).astype(np.int32)
+
+    def totals(self, piles: np.ndarray) -> np.ndarray:
+        """(…,) uint64 piles → (…,) int32 yaku totals."""
+        return self.breakdown(piles).sum(axis=-1, dtype=np.int32)
+
+
+@lru_cache(maxsize=64)
+def batch_scorer(rules: RuleSet) -> BatchScorer:
+    return BatchScorer(yaku_table(rules))
+
+
+def round_points(base, loser_called_koikoi, rules: RuleSet):
+    """Round score of the winner from its yaku total (§2.5); scalars or arrays."""
+    base = np.asarray(base, dtype=np.int32)
+    doubled = base * 2 if rules.seven_point_doubling else base
+    score = np.where(base >= 7, doubled, base)
+    score = np.where(loser_called_koikoi, score * rules.koikoi_multiplier, score)
+    return score if score.ndim else int(score)
+
+
+def round_multiplier(base, loser_called_koikoi, rules: RuleSet):
+    """The factor §2.5 applied to the base (1, 2 or 4), for result records."""
+    base = np.asarray(base, dtype=np.int32)
+    factor = np.where((base >= 7) & rules.seven_point_doubling, 2, 1)
+    factor = np.where(loser_called_koikoi, factor * rules.koikoi_multiplier, factor)
+    return factor if factor.ndim else int(factor)
+
+
+_MONTH_SHIFTS = np.arange(0, 48, 4, dtype=np.uint64)
+
+
+def month_counts(hands: np.ndarray) -> np.ndarray:
+    """(…,) uint64 sets → (…, 12) cards per month."""
+    hands = np.asarray(hands, dtype=np.uint64)
+    return np.bitwise_count((hands[..., None] >> _MONTH_SHIFTS) & np.uint64(0xF))
+
+
+def hand_yaku_points(hands: np.ndarray, rules: RuleSet) -> np.ndarray:
+    """Points of the dealt hand's hand yaku (teshi, kuttsuki), 0 if none (§2.3).
+
+    Decision (RULES.md): a hand that is both teshi and kuttsuki scores once; four pairs
+    means every month in the hand holds an even count (a four-of-a-month is two pairs).
+    """
+    per_month = month_counts(hands)
+    teshi = (per_month == 4).any(axis=-1)
+    kuttsuki = ((per_month % 2) == 0).all(axis=-1) & (per_month.sum(axis=-1) == 8)
+    points = np.zeros(per_month.shape[:-1], dtype=np.int32)
+    if rules.hand_yaku == "none":
+        return points
+    points = np.where(teshi, rules.points.teshi, points)
+    if rules.hand_yaku == "teshi+kuttsuki":
+        points = np.where(kuttsuki & ~teshi, rules.points.kuttsuki, points)
+    return points
