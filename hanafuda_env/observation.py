@@ -1,0 +1,115 @@
+"""The one observation encoding of the project, computed for a whole batch at once.
+
+A player's observation is a float32 vector of ``OBS_DIM`` values in this order:
+
+====================  =====  ================================================================
+block                 size   content
+====================  =====  ================================================================
+``hand``              48     own hand (1 = holds the card)
+``field``             48     cards face up on the field
+``own_pile``          48     own capture pile
+``opp_pile``          48     opponent's capture pile
+``unseen``            48     opponent's hand and the stock together (indistinguishable)
+``pending``           48     the played/drawn card waiting for a field choice (one-hot)
+``phase``             4      one-hot: play, choose-played, choose-drawn, koi-koi decision
+``scalars``           11     see ``SCALAR_NAMES``
+====================  =====  ================================================================
+
+Scalars are scaled to small ranges: card counts by their maximum, yaku totals and scores by
+ten points of the rule set's unit (``points.extra_card``: 1 for Nintendo, 10 for ten-base).
+Everything an observation holds is visible to its player, so rearranging the opponent's hand
+and the stock among themselves leaves it unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import cards as C
+from .core import HAND_SIZE, STOCK_SIZE, KoiKoiCore
+
+CARD_BLOCKS = ("hand", "field", "own_pile", "opp_pile", "unseen", "pending")
+SCALAR_NAMES = (
+    "stock_left",  # stock cards / 24
+    "own_hand_size",  # / 8
+    "opp_hand_size",  # / 8
+    "own_called_koikoi",  # 1 if this player called koi-koi this round
+    "opp_called_koikoi",
+    "own_yaku_total",  # / (10 * unit), clipped to [0, 10]
+    "opp_yaku_total",
+    "is_dealer",
+    "round_progress",  # rounds played / rounds of the match
+    "rounds_left",  # rounds left including this one / rounds of the match
+    "score_diff",  # (own - opponent match score) / (10 * unit), clipped to [-10, 10]
+)
+N_PHASES = 4
+OBS_DIM = 48 * len(CARD_BLOCKS) + N_PHASES + len(SCALAR_NAMES)
+
+# Slices of each block in the vector, for agents that read observations.
+BLOCK: dict[str, slice] = {name: slice(48 * i, 48 * (i + 1)) for i, name in enumerate(CARD_BLOCKS)}
+BLOCK["phase"] = slice(48 * len(CARD_BLOCKS), 48 * len(CARD_BLOCKS) + N_PHASES)
+BLOCK["scalars"] = slice(BLOCK["phase"].stop, OBS_DIM)
+SCALAR_INDEX = {name: BLOCK["scalars"].start + i for i, name in enumerate(SCALAR_NAMES)}
+
+TOTAL_CLIP, SCORE_CLIP = 10.0, 10.0
+
+
+def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of every entry, as the encoder produces them."""
+    low = np.zeros(OBS_DIM, dtype=np.float32)
+    high = np.ones(OBS_DIM, dtype=np.float32)
+    for name in ("own_yaku_total", "opp_yaku_total"):
+        high[SCALAR_INDEX[name]] = TOTAL_CLIP
+    low[SCALAR_INDEX["score_diff"]] = -SCORE_CLIP
+    high[SCALAR_INDEX["score_diff"]] = SCORE_CLIP
+    return low, high
+
+
+def unseen_cards(core: KoiKoiCore, seats: np.ndarray) -> np.ndarray:
+    """(B,) uint64: the cards ``seats`` cannot see — all cards not in its hand, the field or
+    either pile (the opponent's hand and the undrawn stock)."""
+    own = np.where(seats == 0, core.hands[:, 0], core.hands[:, 1])
+    seen = own | core.field | core.piles[:, 0] | core.piles[:, 1]
+    return np.uint64(C.ALL_CARDS) & ~seen
+
+
+def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = None
+                        ) -> np.ndarray:
+    """(B, OBS_DIM) float32 observations of ``seats`` (default: the player to move)."""
+    seats = core.mover if seats is None else np.broadcast_to(np.asarray(seats), core.mover.shape)
+    b = core.n_games
+    obs = np.empty((b, OBS_DIM), dtype=np.float32) if out is None else out
+    mine = seats == 0
+    own_hand = np.where(mine, core.hands[:, 0], core.hands[:, 1])
+    opp_hand = np.where(mine, core.hands[:, 1], core.hands[:, 0])
+    own_pile = np.where(mine, core.piles[:, 0], core.piles[:, 1])
+    opp_pile = np.where(mine, core.piles[:, 1], core.piles[:, 0])
+    pending = np.where(core.pending >= 0, C.CARD_BITS[np.maximum(core.pending, 0)], np.uint64(0))
+    seen = own_hand | core.field | own_pile | opp_pile | pending
+    sets = np.stack([own_hand, core.field, own_pile, opp_pile,
+                     np.uint64(C.ALL_CARDS) & ~seen, pending], axis=1)
+    obs[:, :48 * len(CARD_BLOCKS)] = C.bits_to_bool(sets).reshape(b, -1)
+    phase = BLOCK["phase"]
+    obs[:, phase] = 0.0
+    obs[np.arange(b), phase.start + core.phase.astype(np.intp)] = 1.0
+
+    rules = core.rules
+    unit = 10.0 * rules.points.extra_card
+    own_calls = np.where(mine, core.koikoi_calls[:, 0], core.koikoi_calls[:, 1])
+    opp_calls = np.where(mine, core.koikoi_calls[:, 1], core.koikoi_calls[:, 0])
+    own_total = np.where(mine, core.yaku_total[:, 0], core.yaku_total[:, 1])
+    opp_total = np.where(mine, core.yaku_total[:, 1], core.yaku_total[:, 0])
+    diff = np.where(mine, 1, -1) * (core.match_score[:, 0] - core.match_score[:, 1])
+    s = BLOCK["scalars"].start
+    obs[:, s + 0] = (STOCK_SIZE - core.stock_pos) / STOCK_SIZE
+    obs[:, s + 1] = np.bitwise_count(own_hand) / HAND_SIZE
+    obs[:, s + 2] = np.bitwise_count(opp_hand) / HAND_SIZE
+    obs[:, s + 3] = own_calls > 0
+    obs[:, s + 4] = opp_calls > 0
+    obs[:, s + 5] = np.minimum(own_total / unit, TOTAL_CLIP)
+    obs[:, s + 6] = np.minimum(opp_total / unit, TOTAL_CLIP)
+    obs[:, s + 7] = core.dealer == seats
+    obs[:, s + 8] = core.round_index / rules.rounds
+    obs[:, s + 9] = (rules.rounds - core.round_index) / rules.rounds
+    obs[:, s + 10] = np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP)
+    return obs
