@@ -171,16 +171,11 @@ CARD_BITS = np.array([1 << i for i in range(NUM_CARDS)], dtype=np.uint64)
 CARD_MONTH = np.array([c.month for c in DECK], dtype=np.int8)  # 1..12
 MONTH_MASK_OF_CARD = np.array([month_mask(c.month) for c in DECK], dtype=np.uint64)
 
-# bits -> bool rows in 16-bit chunks: BITS16[x] is the 16 booleans of x.
-_BITS16 = ((np.arange(1 << 16, dtype=np.uint32)[:, None] >> np.arange(16)) & 1).astype(bool)
-
-
 def bits_to_bool(bits: np.ndarray) -> np.ndarray:
     """(…,) uint64 card sets -> (…, 48) bool membership rows."""
-    bits = np.asarray(bits, dtype=np.uint64)
-    chunks = [_BITS16[((bits >> np.uint64(s)) & np.uint64(0xFFFF)).astype(np.intp)]
-              for s in (0, 16, 32)]
-    return np.concatenate(chunks, axis=-1)
+    bits = np.ascontiguousarray(bits, dtype="<u8")
+    as_bytes = bits.view(np.uint8).reshape(*bits.shape, 8)
+    return np.unpackbits(as_bytes, axis=-1, count=NUM_CARDS, bitorder="little").view(bool)
 
 
 def bool_to_bits(rows: np.ndarray) -> np.ndarray:
