@@ -114,8 +114,9 @@ def yaku_total(card_ids: Iterable[int], rules: RuleSet | str | None = None) -> i
 class BatchScorer:
     """Vectorized scoring of many piles with one yaku table.
 
-    Each distinct card mask of the table is counted once per pile (``bitwise_count``); the
-    yaku conditions, exclusions and extras are then small integer array operations.
+    Each distinct card mask of the table is counted once per pile (``bitwise_count``, rows
+    laid out mask-major so every row is contiguous); each yaku is then a handful of
+    whole-batch comparisons. This sits in the core's hot path (every turn end).
     """
 
     def __init__(self, table: tuple[Yaku, ...]):
@@ -128,45 +129,48 @@ class BatchScorer:
                 masks.append(mask)
             return masks.index(mask)
 
-        width = max(len(y.conditions) for y in table)
-        cond_slot = np.zeros((len(table), width), dtype=np.intp)
-        cond_need = np.zeros((len(table), width), dtype=np.int16)
-        for row, y in enumerate(table):
-            for col, (mask, needed) in enumerate(y.conditions):
-                cond_slot[row, col] = slot(mask)
-                cond_need[row, col] = needed
-            for col in range(len(y.conditions), width):  # padding: always true
-                cond_slot[row, col] = cond_slot[row, 0]
-        self._extra_slot = np.array([slot(y.extra_mask) for y in table], dtype=np.intp)
-        self._masks = np.array(masks, dtype=np.uint64)
-        self._cond_slot, self._cond_need = cond_slot, cond_need
-        self._extra_over = np.array([y.extra_over for y in table], dtype=np.int16)
-        self._extra_points = np.array([y.extra_points for y in table], dtype=np.int32)
-        self._points = np.array([y.points for y in table], dtype=np.int32)
-        self._forbidden = np.array([y.forbidden for y in table], dtype=np.uint64)
-        self._has_forbidden = bool(self._forbidden.any())
         index = {name: i for i, name in enumerate(self.names)}
-        self._excluders = np.zeros((len(table), len(table)), dtype=np.int8)
-        for row, y in enumerate(table):
-            for name in y.excluded_by:
-                if name in index:
-                    self._excluders[index[name], row] = 1
+        # per yaku: (conditions as (slot, needed), extra slot, forbidden, excluder indices)
+        self._plan = [
+            (tuple((slot(m), n) for m, n in y.conditions), slot(y.extra_mask),
+             np.uint64(y.forbidden), tuple(index[e] for e in y.excluded_by if e in index))
+            for y in table
+        ]
+        self._masks = np.array(masks, dtype=np.uint64)[:, None]
+
+    def _columns(self, piles: np.ndarray) -> list[np.ndarray]:
+        flat = np.asarray(piles, dtype=np.uint64).reshape(-1)
+        counts = np.bitwise_count(self._masks & flat).astype(np.int16)  # (masks, n)
+        stands = []
+        for conditions, _, forbidden, _ in self._plan:
+            ok = counts[conditions[0][0]] >= conditions[0][1]
+            for s, needed in conditions[1:]:
+                ok &= counts[s] >= needed
+            if forbidden:
+                ok &= (flat & forbidden) == 0
+            stands.append(ok)
+        columns = []
+        for y, ok, (_, extra_slot, _, excluders) in zip(self.table, stands, self._plan):
+            for e in excluders:
+                ok = ok & ~stands[e]
+            points = y.points
+            if y.extra_points:
+                points = points + y.extra_points * np.maximum(counts[extra_slot] - y.extra_over, 0)
+            columns.append(np.where(ok, points, 0).astype(np.int32))
+        return columns
 
     def breakdown(self, piles: np.ndarray) -> np.ndarray:
         """(…,) uint64 piles → (…, n_yaku) int32 points per yaku in ``self.names`` order."""
-        piles = np.asarray(piles, dtype=np.uint64)
-        counts = np.bitwise_count(piles[..., None] & self._masks).astype(np.int16)
-        stands = (counts[..., self._cond_slot] >= self._cond_need).all(axis=-1)
-        if self._has_forbidden:
-            stands &= (piles[..., None] & self._forbidden) == 0
-        excluded = (stands.astype(np.int8) @ self._excluders) > 0
-        extra = np.maximum(counts[..., self._extra_slot] - self._extra_over, 0)
-        points = self._points + self._extra_points * extra
-        return np.where(stands & ~excluded, points, 0).astype(np.int32)
+        shape = np.shape(piles)
+        return np.stack(self._columns(piles), axis=-1).reshape(*shape, len(self.table))
 
     def totals(self, piles: np.ndarray) -> np.ndarray:
         """(…,) uint64 piles → (…,) int32 yaku totals."""
-        return self.breakdown(piles).sum(axis=-1, dtype=np.int32)
+        columns = self._columns(piles)
+        total = columns[0].copy()
+        for column in columns[1:]:
+            total += column
+        return total.reshape(np.shape(piles))
 
 
 @lru_cache(maxsize=64)
