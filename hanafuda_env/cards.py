@@ -8,8 +8,8 @@ below; nothing here knows about a particular game's points.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 

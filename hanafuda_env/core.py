@@ -556,6 +556,19 @@ class KoiKoiCore:
         """Copies of every state array (for saving, hashing and comparing games)."""
         return {name: getattr(self, name).copy() for name in self._STATE}
 
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        """Restore what :meth:`state_dict` returned (same number of games)."""
+        missing = [name for name in self._STATE if name not in state]
+        if missing:
+            raise ValueError(f"core state lacks {missing}")
+        for name in self._STATE:
+            current = getattr(self, name)
+            value = np.asarray(state[name], dtype=current.dtype)
+            if value.shape != current.shape:
+                raise ValueError(f"core state {name!r} has shape {value.shape}, "
+                                 f"expected {current.shape}")
+            setattr(self, name, value.copy())
+
 
 def _place(field, pile, card, active):
     """Play ``card`` onto the field where ``active`` (§2.2): place, capture, or ask to choose."""

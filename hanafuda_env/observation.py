@@ -113,3 +113,57 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
     obs[:, s + 9] = (rules.rounds - core.round_index) / rules.rounds
     obs[:, s + 10] = np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP)
     return obs
+
+
+# ------------------------------------------------------------------ one game, fast (KoiKoiGame)
+from .game import KoiKoiGame  # noqa: E402  (the single-game twin of the core)
+
+_CARD_VALUES = 48 * len(CARD_BLOCKS)  # 288 bits = 36 bytes, one Python int
+_PHASE_ROWS = tuple([1.0 if i == p else 0.0 for i in range(N_PHASES)] for p in range(N_PHASES))
+
+
+def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """(OBS_DIM,) float32 observation of ``seat``: exactly ``encode_observations`` of the
+    same state, built from Python ints (one ``unpackbits`` call) for single-game speed."""
+    if out is None:
+        out = np.empty(OBS_DIM, dtype=np.float32)
+    other = 1 - seat
+    own_hand, opp_hand = game.hands[seat], game.hands[other]
+    own_pile, opp_pile = game.piles[seat], game.piles[other]
+    field = game.field
+    pending = 1 << game.pending if game.pending >= 0 else 0
+    unseen = C.ALL_CARDS & ~(own_hand | field | own_pile | opp_pile | pending)
+    packed = (own_hand | field << 48 | own_pile << 96 | opp_pile << 144 | unseen << 192
+              | pending << 240)
+    out[:_CARD_VALUES] = np.unpackbits(
+        np.frombuffer(packed.to_bytes(_CARD_VALUES // 8, "little"), dtype=np.uint8),
+        bitorder="little")
+    rules = game.rules
+    rounds = rules.rounds
+    unit = 10.0 * rules.points.extra_card
+    score = game.match_score
+    diff = score[seat] - score[other]
+    if unit:
+        own_total = min(game.yaku_total[seat] / unit, TOTAL_CLIP)
+        opp_total = min(game.yaku_total[other] / unit, TOTAL_CLIP)
+        diff_scaled = min(max(diff / unit, -SCORE_CLIP), SCORE_CLIP)
+    else:  # a zero card unit: follow NumPy's float division (inf / nan) like the batch encoder
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own_total = float(np.minimum(np.float64(game.yaku_total[seat]) / unit, TOTAL_CLIP))
+            opp_total = float(np.minimum(np.float64(game.yaku_total[other]) / unit,
+                                         TOTAL_CLIP))
+            diff_scaled = float(np.clip(np.float64(diff) / unit, -SCORE_CLIP, SCORE_CLIP))
+    out[_CARD_VALUES:] = _PHASE_ROWS[game.phase] + [
+        (STOCK_SIZE - game.stock_pos) / STOCK_SIZE,
+        own_hand.bit_count() / HAND_SIZE,
+        opp_hand.bit_count() / HAND_SIZE,
+        1.0 if game.koikoi_calls[seat] > 0 else 0.0,
+        1.0 if game.koikoi_calls[other] > 0 else 0.0,
+        own_total,
+        opp_total,
+        1.0 if game.dealer == seat else 0.0,
+        game.round_index / rounds,
+        (rounds - game.round_index) / rounds,
+        diff_scaled,
+    ]
+    return out

@@ -9,9 +9,10 @@ and listing what is allowed.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any
 
 import yaml
 
@@ -181,7 +182,7 @@ TEN_BASE = RuleSet(
 )
 PRESETS: dict[str, RuleSet] = {"nintendo": NINTENDO, "ten-base": TEN_BASE}
 
-RuleSpec = Union[RuleSet, str, Path, Mapping[str, Any], None]
+RuleSpec = RuleSet | str | Path | Mapping[str, Any] | None
 
 
 def preset_rules(name: str) -> RuleSet:

@@ -11,9 +11,9 @@ dict) and :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a break
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
 
 import numpy as np
 

@@ -1,0 +1,471 @@
+"""Masked PPO with self-play against an opponent pool, in one readable module.
+
+The algorithm, top to bottom (the CleanRL layout):
+
+1. ``n_envs`` Koi-Koi games run in a batched self-play env. In each game the learner holds
+   one seat against an opponent from the pool, or (``self_play_fraction``) both seats.
+2. Every step, every game makes one decision: the learner's network acts where the learner
+   is to move, the game's opponent elsewhere. All decisions are stored; only the learner's
+   are trained on.
+3. Rewards are zero-sum round points per seat. A seat's reward is credited to that seat's
+   latest decision; GAE runs backwards over each (game, seat) stream of decisions.
+4. The clipped PPO objective with a value loss and an entropy bonus over legal actions
+   only, minibatch epochs, gradient clipping and linear learning-rate annealing.
+5. Every ``snapshot_interval`` updates the learner joins the pool; opponents are drawn by
+   how often the learner still fails to beat them (see ``selfplay``). Evaluation against
+   the baselines, TensorBoard scalars and atomic checkpoints follow their own intervals.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from hanafuda_env.vector_env import KoiKoiVectorEnv
+
+from hanafuda_env.core import DECIDE, KOIKOI, STOP
+from hanafuda_env.observation import BLOCK
+from hanafuda_env.rules import resolve_rules
+
+from .networks import ActorCritic, masked_entropy, masked_log_probs, sample_actions
+from .policy import PolicyAgent, load_checkpoint, save_checkpoint
+from .selfplay import SELF, OpponentPool
+
+_PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
+
+
+class ConfigError(ValueError):
+    """A training config key or value that is not allowed."""
+
+
+@dataclass
+class PPOConfig:
+    """Every setting of a training run (YAML keys have these names)."""
+
+    exp_name: str = "selfplay"
+    seed: int = 1
+    rules: Any = "nintendo"  # preset name, mapping of rule options, or YAML path
+    episode: str = "round"  # "round" or "match"
+    total_decisions: int = 20_000_000  # environment decisions (both seats) to train for
+    n_envs: int = 256
+    n_steps: int = 64  # decisions per game per rollout
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    update_epochs: int = 4
+    n_minibatches: int = 4
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    reward_scale: float = 0.1  # points are multiplied by this before learning
+    hidden: int = 256
+    layers: int = 2
+    self_play_fraction: float = 0.5
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    snapshot_interval: int = 20  # updates
+    max_snapshots: int = 8
+    pfsp_power: float = 2.0
+    eval_interval: int = 25  # updates; 0 disables evaluation during training
+    eval_matches: int = 200
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    checkpoint_interval: int = 25  # updates
+    torch_threads: int = 2
+    log_dir: str = "runs"
+    progress_bar: bool = True
+
+    def __post_init__(self) -> None:
+        if self.episode not in ("round", "match"):
+            raise ConfigError(f"episode must be 'round' or 'match', got {self.episode!r}")
+        for name in ("total_decisions", "n_envs", "n_steps", "update_epochs", "n_minibatches",
+                     "hidden", "layers", "snapshot_interval", "checkpoint_interval",
+                     "torch_threads"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be a positive integer, got "
+                                  f"{getattr(self, name)!r}")
+        if not 0.0 <= self.self_play_fraction <= 1.0:
+            raise ConfigError("self_play_fraction must lie in [0, 1]")
+        resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
+
+    @classmethod
+    def from_dict(cls, spec: dict[str, Any]) -> PPOConfig:
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = [k for k in spec if k not in allowed]
+        if unknown:
+            raise ConfigError(f"unknown config key(s) {unknown}; allowed keys: "
+                              + ", ".join(allowed))
+        return cls(**spec)
+
+    @classmethod
+    def load(cls, path: str | Path | None, overrides: list[str] = ()) -> PPOConfig:
+        """A YAML file plus ``key=value`` overrides (values parsed as YAML)."""
+        spec: dict[str, Any] = {}
+        if path is not None:
+            with open(path, encoding="utf-8") as handle:
+                spec = yaml.safe_load(handle) or {}
+            if not isinstance(spec, dict):
+                raise ConfigError(f"{path}: a config must be a mapping of keys to values")
+        for item in overrides:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ConfigError(f"override {item!r} must look like key=value")
+            spec[key.strip()] = yaml.safe_load(value)
+        return cls.from_dict(spec)
+
+
+def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
+                last_values: np.ndarray, gamma: float, lam: float) -> np.ndarray:
+    """Advantages for interleaved two-seat streams.
+
+    ``rewards`` (T, B, 2) arrive after step t's action; ``seats`` (T, B) is who decided at t;
+    ``dones`` (T, B) marks the step that ended an episode; ``last_values`` (B, 2) bootstraps
+    each seat's stream after the last step. A seat's rewards since its previous decision are
+    credited to that decision.
+    """
+    steps, n = seats.shape
+    games = np.arange(n)
+    next_value = last_values.astype(np.float32).copy()
+    next_adv = np.zeros((n, 2), dtype=np.float32)
+    carry = np.zeros((n, 2), dtype=np.float32)
+    advantages = np.zeros((steps, n), dtype=np.float32)
+    for t in reversed(range(steps)):
+        ended = dones[t]
+        next_value[ended] = 0.0
+        next_adv[ended] = 0.0
+        carry[ended] = 0.0
+        carry += rewards[t]
+        seat = seats[t]
+        reward = carry[games, seat]
+        carry[games, seat] = 0.0
+        delta = reward + gamma * next_value[games, seat] - values[t]
+        adv = delta + gamma * lam * next_adv[games, seat]
+        advantages[t] = adv
+        next_value[games, seat] = values[t]
+        next_adv[games, seat] = adv
+    return advantages
+
+
+class Trainer:
+    """State of one run: env, network, optimizer, pool, RNGs, logging."""
+
+    def __init__(self, cfg: PPOConfig, run_dir: str | Path):
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        self.rules = resolve_rules(cfg.rules)
+        self.env = KoiKoiVectorEnv(cfg.n_envs, rules=self.rules, episode=cfg.episode,
+                                   seed=cfg.seed)
+        self.net_kwargs = {"hidden": cfg.hidden, "layers": cfg.layers}
+        self.network = ActorCritic(**self.net_kwargs)
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=cfg.learning_rate,
+                                          eps=1e-5)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.torch_rng = torch.Generator().manual_seed(cfg.seed)
+        self.pool = OpponentPool(self.rules, list(cfg.baselines), self.net_kwargs,
+                                 cfg.max_snapshots, cfg.pfsp_power)
+        self.batch_steps = cfg.n_envs * cfg.n_steps
+        self.n_updates = max(1, cfg.total_decisions // self.batch_steps)
+        self.update = 0
+        self.global_step = 0
+        self.obs, info = self.env.reset(seed=cfg.seed)
+        self.mask, self.seat = info["action_mask"], info["seat"]
+        self.learner_seat = self.rng.integers(0, 2, cfg.n_envs)
+        self.opponent = self.pool.sample(cfg.n_envs, self.rng, cfg.self_play_fraction) if len(
+            self.pool) else np.full(cfg.n_envs, SELF)
+        self.history: list[dict[str, float]] = []
+
+    # ---------------------------------------------------------------- rollout
+    def collect(self) -> dict[str, np.ndarray]:
+        cfg, n = self.cfg, self.cfg.n_envs
+        shape = (cfg.n_steps, n)
+        buf = {
+            "obs": np.zeros((*shape, self.obs.shape[1]), dtype=np.float32),
+            "mask": np.zeros((*shape, self.mask.shape[1]), dtype=bool),
+            "action": np.zeros(shape, dtype=np.int64),
+            "logprob": np.zeros(shape, dtype=np.float32),
+            "value": np.zeros(shape, dtype=np.float32),
+            "seat": np.zeros(shape, dtype=np.int64),
+            "train": np.zeros(shape, dtype=bool),
+            "reward": np.zeros((*shape, 2), dtype=np.float32),
+            "done": np.zeros(shape, dtype=bool),
+        }
+        stats = {"learner_points": [], "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
+                 "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
+                 "learner_rounds_won": 0, "pool_points": []}
+        for t in range(cfg.n_steps):
+            learner = (self.opponent == SELF) | (self.seat == self.learner_seat)
+            with torch.no_grad():
+                logits, value = self.network(torch.as_tensor(self.obs),
+                                             torch.as_tensor(self.mask))
+                action = sample_actions(logits, self.torch_rng)
+                logprob = masked_log_probs(logits).gather(1, action[:, None]).squeeze(1)
+            action = action.numpy()
+            for opp in np.unique(self.opponent[~learner]):
+                idx = np.flatnonzero(~learner & (self.opponent == opp))
+                action[idx] = self.pool.agent(int(opp)).act(self.obs[idx], self.mask[idx])
+            deciding = learner & (self.obs[:, _PHASE_DECIDE] > 0)
+            stats["koikoi_calls"] += int((deciding & (action == KOIKOI)).sum())
+            stats["stops"] += int((deciding & (action == STOP)).sum())
+            buf["obs"][t], buf["mask"][t], buf["action"][t] = self.obs, self.mask, action
+            buf["logprob"][t], buf["value"][t] = logprob.numpy(), value.numpy()
+            buf["seat"][t], buf["train"][t] = self.seat, learner
+            self.obs, rewards, terminated, truncated, info = self.env.step(action)
+            done = terminated | truncated
+            buf["reward"][t] = rewards * cfg.reward_scale
+            buf["done"][t] = done
+            self._round_stats(info["round_results"], stats)
+            self.mask, self.seat = info["action_mask"], info["seat"]
+            if done.any():
+                self._episodes_ended(np.flatnonzero(done), rewards)
+        with torch.no_grad():
+            last = np.stack([self._values_of(s) for s in (0, 1)], axis=1)
+        buf["advantage"] = compute_gae(buf["reward"], buf["done"], buf["seat"], buf["value"],
+                                       last, cfg.gamma, cfg.gae_lambda)
+        buf["return"] = buf["advantage"] + buf["value"]
+        self.global_step += self.batch_steps
+        return buf, stats
+
+    def _values_of(self, seat: int) -> np.ndarray:
+        seats = np.full(self.cfg.n_envs, seat)
+        obs = self.env.observe(seats)
+        mask = np.ones((self.cfg.n_envs, self.mask.shape[1]), dtype=bool)
+        _, values = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
+        return values.numpy()
+
+    def _episodes_ended(self, games: np.ndarray, rewards: np.ndarray) -> None:
+        for g in games:
+            if self.opponent[g] != SELF:
+                self.pool.record(int(self.opponent[g]), rewards[g, self.learner_seat[g]])
+        if len(self.pool):
+            self.opponent[games] = self.pool.sample(len(games), self.rng,
+                                                    self.cfg.self_play_fraction)
+        self.learner_seat[games] = self.rng.integers(0, 2, len(games))
+
+    def _round_stats(self, rounds, stats: dict) -> None:
+        if len(rounds) == 0:
+            return
+        for k in range(len(rounds)):
+            g = rounds.game[k]
+            seats = (0, 1) if self.opponent[g] == SELF else (int(self.learner_seat[g]),)
+            for s in seats:
+                if self.opponent[g] != SELF:
+                    stats["pool_points"].append(rounds.reward[k, s])
+                stats["learner_points"].append(rounds.reward[k, s])
+                if rounds.koikoi_calls[k, s] > 0:
+                    stats["koikoi_rounds"] += 1
+                    stats["koikoi_won"] += int(rounds.winner[k] == s)
+                if rounds.winner[k] == s:
+                    stats["learner_rounds_won"] += 1
+                    stats["yaku"] += rounds.yaku[k] > 0
+
+    # ----------------------------------------------------------------- update
+    def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
+        cfg = self.cfg
+        if cfg.anneal_lr:
+            frac = 1.0 - self.update / self.n_updates
+            self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+        keep = buf["train"].reshape(-1)
+        flat = {k: torch.as_tensor(v.reshape(-1, *v.shape[2:])[keep])
+                for k, v in buf.items() if k not in ("reward", "done", "seat", "train")}
+        n = len(flat["action"])
+        minibatch = max(1, n // cfg.n_minibatches)
+        clipfracs, approx_kl = [], torch.zeros(())
+        for _ in range(cfg.update_epochs):
+            order = torch.randperm(n, generator=self.torch_rng)
+            for start in range(0, n, minibatch):
+                idx = order[start:start + minibatch]
+                mask = flat["mask"][idx]
+                logits, value = self.network(flat["obs"][idx], mask)
+                log_probs = masked_log_probs(logits)
+                new_logprob = log_probs.gather(1, flat["action"][idx, None]).squeeze(1)
+                entropy = masked_entropy(log_probs, mask)
+                log_ratio = new_logprob - flat["logprob"][idx]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                adv = flat["advantage"][idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(-adv * ratio,
+                                    -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+                                    ).mean()
+                returns, old_value = flat["return"][idx], flat["value"][idx]
+                if cfg.clip_vloss:
+                    clipped = old_value + (value - old_value).clamp(-cfg.clip_coef,
+                                                                    cfg.clip_coef)
+                    v_loss = 0.5 * torch.max((value - returns) ** 2,
+                                             (clipped - returns) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((value - returns) ** 2).mean()
+                loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.network.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+            if cfg.target_kl is not None and approx_kl > cfg.target_kl:
+                break
+        values, returns = flat["value"].numpy(), flat["return"].numpy()
+        var = np.var(returns)
+        explained = float("nan") if var == 0 else float(1 - np.var(returns - values) / var)
+        self.update += 1
+        return {"losses/policy_loss": pg_loss.item(), "losses/value_loss": v_loss.item(),
+                "losses/entropy": entropy.mean().item(), "losses/approx_kl": approx_kl.item(),
+                "losses/clipfrac": float(np.mean(clipfracs)),
+                "losses/explained_variance": explained,
+                "charts/learning_rate": self.optimizer.param_groups[0]["lr"]}
+
+    # -------------------------------------------------------- save / resume
+    def state(self) -> dict[str, Any]:
+        return {
+            "model": self.network.state_dict(), "network": self.net_kwargs,
+            "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
+            "rules": self.rules.to_dict(), "update": self.update,
+            "global_step": self.global_step, "pool": self.pool.state_dict(),
+            "rng": self.rng.bit_generator.state, "torch_rng": self.torch_rng.get_state(),
+            "env_core": self.env.core.state_dict(), "learner_seat": self.learner_seat,
+            "opponent": self.opponent, "history": self.history,
+        }
+
+    def restore(self, payload: dict[str, Any]) -> None:
+        self.network.load_state_dict(payload["model"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.update, self.global_step = payload["update"], payload["global_step"]
+        self.pool.load_state_dict(payload["pool"])
+        self.rng.bit_generator.state = payload["rng"]
+        self.torch_rng.set_state(payload["torch_rng"])
+        self.env.core.load_state_dict(payload["env_core"])
+        self.learner_seat, self.opponent = payload["learner_seat"], payload["opponent"]
+        self.history = list(payload["history"])
+        self.obs = self.env.observe(self.env.core.mover)
+        self.mask = self.env.core.legal_action_mask()
+        self.seat = self.env.core.mover.astype(np.int64)
+
+    def save(self) -> Path:
+        path = self.run_dir / "checkpoints" / "latest.pt"
+        save_checkpoint(path, self.state())
+        save_checkpoint(self.run_dir / "checkpoints" / f"update_{self.update:06d}.pt",
+                        self.state())
+        return path
+
+
+def evaluate(agent: PolicyAgent, opponents: list[str], rules, matches: int, seed: int
+             ) -> dict[str, dict[str, float]]:
+    """Match win rate and points per round of ``agent`` against each named baseline."""
+    from .evaluation import play_matches
+    from .registry import make_agent
+
+    results = {}
+    for name in opponents:
+        outcome = play_matches(agent, make_agent(name, rules), matches, rules=rules, seed=seed)
+        results[name] = outcome
+    return results
+
+
+def write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=float), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None
+          ) -> dict[str, Any]:
+    """Run (or continue) a training run; returns the last logged metrics."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    if resume is not None:
+        run_dir = Path(resume)
+        payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+        saved = PPOConfig.from_dict(payload["config"])
+        changed = {k for k, v in dataclasses.asdict(cfg).items()
+                   if v != getattr(saved, k) and k != "total_decisions"}
+        if changed:
+            raise ConfigError(f"--resume continues the saved config; these keys differ: "
+                              f"{sorted(changed)}")
+        cfg = dataclasses.replace(saved, total_decisions=cfg.total_decisions)
+    elif run_dir is None:
+        run_dir = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    trainer = Trainer(cfg, run_dir)
+    if resume is not None:
+        trainer.restore(payload)
+    else:
+        with open(run_dir / "config.yaml.tmp", "w", encoding="utf-8") as handle:
+            yaml.safe_dump({**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
+                           handle, sort_keys=False, allow_unicode=True)
+        os.replace(run_dir / "config.yaml.tmp", run_dir / "config.yaml")
+    writer = SummaryWriter(str(run_dir))
+    bar = tqdm(total=trainer.n_updates * trainer.batch_steps, initial=trainer.global_step,
+               unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True)
+    metrics: dict[str, float] = {}
+    eval_note = ""
+    while trainer.update < trainer.n_updates:
+        started = time.perf_counter()
+        buf, stats = trainer.collect()
+        metrics = trainer.learn(buf)
+        sps = trainer.batch_steps / (time.perf_counter() - started)
+        metrics.update(_rollout_metrics(stats, trainer, sps))
+        if cfg.snapshot_interval and trainer.update % cfg.snapshot_interval == 0:
+            trainer.pool.add_snapshot(trainer.network, trainer.global_step)
+        if cfg.eval_interval and (trainer.update % cfg.eval_interval == 0
+                                  or trainer.update == trainer.n_updates):
+            agent = PolicyAgent(trainer.network, name="learner", seed=cfg.seed)
+            for name, result in evaluate(agent, cfg.eval_opponents, trainer.rules,
+                                         cfg.eval_matches, seed=cfg.seed + trainer.update
+                                         ).items():
+                metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]
+                metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]
+            eval_note = " ".join(f"{k.rsplit('_', 1)[-1]}={v:.2f}" for k, v in metrics.items()
+                                 if k.startswith("eval/win_rate"))
+        for key, value in metrics.items():
+            writer.add_scalar(key, value, trainer.global_step)
+        trainer.history.append({"step": trainer.global_step, **metrics})
+        if trainer.update % cfg.checkpoint_interval == 0 or trainer.update == trainer.n_updates:
+            trainer.save()
+        bar.update(trainer.batch_steps)
+        bar.set_postfix_str(f"SPS={sps:,.0f} win={metrics['charts/round_win_rate']:.2f} "
+                            f"{eval_note}".strip())
+    bar.close()
+    writer.close()
+    write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
+    return {"run_dir": str(run_dir), **metrics}
+
+
+def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, float]:
+    points = np.asarray(stats["learner_points"], dtype=np.float64)
+    pool_points = np.asarray(stats["pool_points"], dtype=np.float64)
+    decisions = stats["koikoi_calls"] + stats["stops"]
+    metrics = {
+        "charts/SPS": sps,
+        "charts/round_win_rate": float((pool_points > 0).mean()) if len(pool_points) else 0.5,
+        "charts/points_per_round_vs_pool": float(pool_points.mean()) if len(pool_points) else 0.0,
+        "charts/rounds": float(len(points)),
+        "koikoi/call_rate": stats["koikoi_calls"] / decisions if decisions else 0.0,
+        "koikoi/paid_off_rate": (stats["koikoi_won"] / stats["koikoi_rounds"]
+                                 if stats["koikoi_rounds"] else 0.0),
+        "elo/learner": trainer.pool.learner_elo,
+        "pool/size": float(len(trainer.pool)),
+    }
+    won = max(stats["learner_rounds_won"], 1)
+    for name, count in zip(trainer.env.core.yaku_names, stats["yaku"]):
+        metrics[f"yaku/{name}"] = float(count / won)
+    for entry in trainer.pool.entries:
+        if entry.kind == "baseline":
+            metrics[f"elo/{entry.name}"] = entry.elo
+    return metrics

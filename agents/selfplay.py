@@ -1,0 +1,105 @@
+"""Opponent pool for self-play: past snapshots of the learner plus baseline agents.
+
+Opponents are drawn by prioritized fictitious self-play: an opponent the learner beats
+less often is drawn more often (weight ``(1 - score) ** power``), so the learner keeps
+meeting opponents it does not yet beat. Every finished training round updates the
+learner's score against that opponent (exponential average) and both Elo ratings.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hanafuda_env.rules import RuleSet
+
+from .networks import ActorCritic
+from .policy import PolicyAgent
+
+SELF = -1  # the environment plays the current learner on both seats
+ELO_START, ELO_K = 1000.0, 16.0
+
+
+@dataclass
+class PoolEntry:
+    name: str
+    kind: str  # "baseline" or "snapshot"
+    state: dict[str, Any] | None = None  # network weights of a snapshot
+    score: float = 0.5  # the learner's recent result against it: 1 win, 0.5 draw, 0 loss
+    rounds: int = 0
+    elo: float = ELO_START
+
+
+class OpponentPool:
+    def __init__(self, rules: RuleSet, baselines: list[str], network_kwargs: dict[str, int],
+                 max_snapshots: int = 10, pfsp_power: float = 2.0, score_decay: float = 0.02):
+        self.rules = rules
+        self.network_kwargs = dict(network_kwargs)
+        self.max_snapshots = max_snapshots
+        self.pfsp_power = pfsp_power
+        self.score_decay = score_decay
+        self.entries: list[PoolEntry] = [PoolEntry(name, "baseline") for name in baselines]
+        self.learner_elo = ELO_START
+        self._agents: dict[int, Any] = {}
+        self._snapshots_made = 0
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def add_snapshot(self, network: ActorCritic, step: int) -> None:
+        """Freeze the learner's current weights as a new opponent (oldest snapshot leaves)."""
+        snapshots = [i for i, e in enumerate(self.entries) if e.kind == "snapshot"]
+        if len(snapshots) >= self.max_snapshots:
+            del self.entries[snapshots[0]]
+            self._agents.clear()
+        state = copy.deepcopy(network.state_dict())
+        self.entries.append(PoolEntry(f"snapshot@{step}", "snapshot", state,
+                                      elo=self.learner_elo))
+        self._snapshots_made += 1
+
+    def agent(self, index: int):
+        """The playing agent of entry ``index``, built once."""
+        if index not in self._agents:
+            entry = self.entries[index]
+            if entry.kind == "baseline":
+                from .registry import make_agent
+
+                self._agents[index] = make_agent(entry.name, self.rules)
+            else:
+                net = ActorCritic(**self.network_kwargs)
+                net.load_state_dict(entry.state)
+                self._agents[index] = PolicyAgent(net.eval(), name=entry.name,
+                                                  seed=1000 + index)
+        return self._agents[index]
+
+    def sample(self, n: int, rng: np.random.Generator, self_play_fraction: float
+               ) -> np.ndarray:
+        """Opponent ids for ``n`` games: SELF with the given probability, else PFSP."""
+        scores = np.array([e.score for e in self.entries])
+        weights = (1.0 - scores) ** self.pfsp_power + 1e-3
+        picks = rng.choice(len(self.entries), size=n, p=weights / weights.sum())
+        return np.where(rng.random(n) < self_play_fraction, SELF, picks)
+
+    def record(self, index: int, learner_rewards: np.ndarray) -> None:
+        """Update score and Elo from finished rounds (learner's points, one per round)."""
+        entry = self.entries[index]
+        for points in np.asarray(learner_rewards).ravel():
+            outcome = 1.0 if points > 0 else 0.0 if points < 0 else 0.5
+            entry.score += self.score_decay * (outcome - entry.score)
+            expected = 1.0 / (1.0 + 10 ** ((entry.elo - self.learner_elo) / 400.0))
+            self.learner_elo += ELO_K * (outcome - expected)
+            entry.elo -= ELO_K * (outcome - expected)
+            entry.rounds += 1
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"entries": [vars(e).copy() for e in self.entries],
+                "learner_elo": self.learner_elo, "snapshots_made": self._snapshots_made}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.entries = [PoolEntry(**e) for e in state["entries"]]
+        self.learner_elo = state["learner_elo"]
+        self._snapshots_made = state["snapshots_made"]
+        self._agents.clear()

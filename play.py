@@ -1,0 +1,124 @@
+"""Play Koi-Koi against a bot in the terminal.
+
+    python play.py [--bot expert|greedy|random|runs/<run>/checkpoints/latest.pt]
+                   [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7]
+
+Legal moves are listed by number and card name; type the number (or the action id, or a
+unique part of the move's name). Bad input is asked again; ``q`` or end of input quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+import numpy as np
+
+from hanafuda_env.core import KoiKoiCore, action_name
+from hanafuda_env.observation import encode_observations
+from hanafuda_env.rendering import render_game
+from hanafuda_env.rules import RuleError, resolve_rules
+
+
+class Quit(Exception):
+    """The person asked to leave (or input ended)."""
+
+
+def ask_action(legal: list[int], read: Callable[[], str], write: Callable[[str], None]) -> int:
+    """Prompt until the person names one legal action."""
+    names = [action_name(a) for a in legal]
+    while True:
+        write("your move:\n" + "\n".join(f"  [{i + 1}] {n}" for i, n in enumerate(names)))
+        write("> ")
+        line = read()
+        if line == "":
+            raise Quit
+        text = line.strip().lower()
+        if text in ("q", "quit", "exit"):
+            raise Quit
+        if text.isdigit() and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        matches = [a for a, n in zip(legal, names) if text and text in n.lower()]
+        if len(matches) == 1:
+            return matches[0]
+        write(f"'{line.strip()}' is not one of the moves above; type a number "
+              f"1-{len(legal)} (or q to quit).\n")
+
+
+def describe_rounds(rounds, human: int) -> str:
+    lines = []
+    for record in rounds.records():
+        who = ("nobody" if record["winner"] < 0
+               else "you" if record["winner"] == human else "the bot")
+        yaku = ", ".join(f"{k} {v}" for k, v in record["yaku"].items()) or "-"
+        lines.append(f"round {record['round_index'] + 1} over ({record['reason']}): {who} "
+                     f"won {record['points']} points  [yaku: {yaku}; x{record['multiplier']}]")
+    return "\n".join(lines)
+
+
+def play(bot, rules, human: int, seed: int, stdin: TextIO, stdout: TextIO) -> int:
+    """One match, person against bot. Returns the person's final score difference."""
+    def write(text: str) -> None:
+        stdout.write(text if text.endswith(("\n", "> ")) else text + "\n")
+        stdout.flush()
+
+    core = KoiKoiCore(1, rules=rules, seed=seed)
+    total = np.zeros(2, dtype=np.int64)
+    write(f"Koi-Koi, {rules.name} rules, {rules.rounds} rounds. You are player_{human}.")
+    started = core.reset(seed=seed)
+    if len(started):
+        write(describe_rounds(started, human))
+        total += started.reward.sum(axis=0)
+    try:
+        while True:
+            mover = int(core.mover[0])
+            if mover == human:
+                write("\n" + render_game(core, 0, viewer=human))
+                legal = np.flatnonzero(core.legal_action_mask()[0]).tolist()
+                action = ask_action(legal, stdin.readline, write)
+            else:
+                obs = encode_observations(core, np.array([mover]))
+                action = int(bot.act(obs, core.legal_action_mask())[0])
+                write(f"bot: {action_name(action)}")
+            outcome = core.step(np.array([action]))
+            total += outcome.reward[0]
+            if len(outcome.rounds):
+                write(describe_rounds(outcome.rounds, human))
+                write(f"match score: you {total[human]}, bot {total[1 - human]}")
+            if outcome.match_over[0]:
+                diff = int(total[human] - total[1 - human])
+                verdict = "You win!" if diff > 0 else "The bot wins." if diff < 0 else "A draw."
+                write(f"match over. {verdict}")
+                return diff
+    except Quit:
+        write("bye.")
+        return int(total[human] - total[1 - human])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Play Koi-Koi against a bot.")
+    parser.add_argument("--bot", default="expert", help="baseline name or checkpoint path")
+    parser.add_argument("--rules", default="nintendo", help="preset name or YAML path")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
+    parser.add_argument("--seat", type=int, choices=(0, 1), default=0)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    from agents.registry import make_agent
+
+    try:
+        rules = resolve_rules(args.rules)
+        if args.rounds is not None:
+            rules = rules.replace(rounds=args.rounds)
+        bot = make_agent(args.bot, rules)
+    except (RuleError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    play(bot, rules, args.seat, seed, sys.stdin, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""PPO building blocks: two-seat GAE, masked distribution, config validation, checkpoints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.networks import ActorCritic, masked_entropy, masked_log_probs, sample_actions
+from agents.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
+from agents.ppo import ConfigError, PPOConfig, compute_gae
+
+
+def test_gae_credits_each_seat_its_own_reward() -> None:
+    # One game; seats alternate 0,1,0,1; the round ends at step 3 with seat 0 winning 5
+    # although seat 1 made the last move.
+    seats = np.array([[0], [1], [0], [1]])
+    rewards = np.zeros((4, 1, 2), dtype=np.float32)
+    rewards[3, 0] = [5.0, -5.0]
+    dones = np.array([[False], [False], [False], [True]])
+    values = np.zeros((4, 1), dtype=np.float32)
+    adv = compute_gae(rewards, dones, seats, values, np.zeros((1, 2)), gamma=1.0, lam=1.0)
+    assert adv[:, 0].tolist() == [5.0, -5.0, 5.0, -5.0]
+
+
+def test_gae_does_not_leak_across_episodes_and_bootstraps() -> None:
+    seats = np.array([[0], [0], [1], [0]])
+    rewards = np.zeros((4, 1, 2), dtype=np.float32)
+    rewards[1, 0] = [2.0, -2.0]  # episode ends after step 1
+    dones = np.array([[False], [True], [False], [False]])
+    values = np.array([[1.0], [0.5], [0.0], [0.25]], dtype=np.float32)
+    last = np.array([[3.0, 7.0]], dtype=np.float32)
+    adv = compute_gae(rewards, dones, seats, values, last, gamma=1.0, lam=1.0)
+    # step 3 (seat 0) bootstraps from last[0] = 3: 3 - 0.25
+    assert adv[3, 0] == pytest.approx(2.75)
+    # step 2 (seat 1) bootstraps from last[1] = 7: 7 - 0
+    assert adv[2, 0] == pytest.approx(7.0)
+    # step 1 is terminal for seat 0 with reward 2: 2 - 0.5; step 0 chains into it
+    assert adv[1, 0] == pytest.approx(1.5)
+    assert adv[0, 0] == pytest.approx(2.0 - 1.0)
+    # seat 1 never decided in the first episode, so its -2 is credited to nobody later
+    assert adv[2, 0] != pytest.approx(7.0 - 2.0)
+
+
+def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:
+    torch.manual_seed(0)
+    net = ActorCritic(hidden=32)
+    obs = torch.randn(512, 303)
+    mask = torch.rand(512, 98) < 0.05
+    mask[torch.arange(512), torch.randint(0, 98, (512,))] = True
+    logits, values = net(obs, mask)
+    log_probs = masked_log_probs(logits)
+    probs = log_probs.exp()
+    assert torch.all(probs[~mask] == 0)
+    assert torch.allclose(probs.sum(-1), torch.ones(512))
+    entropy = masked_entropy(log_probs, mask)
+    assert torch.isfinite(entropy).all() and (entropy >= 0).all()
+    generator = torch.Generator().manual_seed(1)
+    for _ in range(20):
+        actions = sample_actions(logits, generator)
+        assert mask[torch.arange(512), actions].all()
+    entropy.mean().backward()
+    assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
+
+
+def test_single_legal_action_has_zero_entropy() -> None:
+    net = ActorCritic(hidden=16)
+    mask = torch.zeros(4, 98, dtype=torch.bool)
+    mask[:, 96] = True
+    logits, _ = net(torch.randn(4, 303), mask)
+    log_probs = masked_log_probs(logits)
+    assert torch.allclose(masked_entropy(log_probs, mask), torch.zeros(4), atol=1e-6)
+
+
+def test_config_rejects_unknown_keys_and_bad_values(tmp_path) -> None:
+    with pytest.raises(ConfigError, match="learning_rat.*allowed keys"):
+        PPOConfig.from_dict({"learning_rat": 1e-3})
+    with pytest.raises(ConfigError, match="episode"):
+        PPOConfig(episode="season")
+    with pytest.raises(ValueError, match="unknown rule preset"):
+        PPOConfig(rules="hanafuda-classic")
+    path = tmp_path / "c.yaml"
+    path.write_text("n_envs: 8\nseed: 3\n")
+    cfg = PPOConfig.load(path, ["seed=5", "baselines=[random]"])
+    assert (cfg.n_envs, cfg.seed, cfg.baselines) == (8, 5, ["random"])
+    with pytest.raises(ConfigError, match="key=value"):
+        PPOConfig.load(path, ["seed"])
+
+
+def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
+    net = ActorCritic(hidden=16)
+    path = tmp_path / "ckpt.pt"
+    save_checkpoint(path, {"model": net.state_dict(), "network": {"hidden": 16, "layers": 2}})
+    agent = PolicyAgent.load(path)
+    obs = np.random.default_rng(0).random((3, 303), dtype=np.float32)
+    mask = np.zeros((3, 98), dtype=bool)
+    mask[:, [5, 9]] = True
+    assert set(agent.act(obs, mask).tolist()) <= {5, 9}
+    assert not list(tmp_path.glob("*.tmp"))
+    (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_checkpoint(tmp_path / "missing.pt")

@@ -1,0 +1,40 @@
+"""Train a Koi-Koi bot with masked PPO and self-play.
+
+    python train.py --config configs/default.yaml [key=value ...]
+    python train.py --resume runs/<run>            # continue a run where it stopped
+
+The run folder keeps the resolved config, TensorBoard events (``tensorboard --logdir runs``)
+and checkpoints (``checkpoints/latest.pt``), all written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agents.policy import CheckpointError
+from agents.ppo import ConfigError, PPOConfig, train
+from hanafuda_env.rules import RuleError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train a Koi-Koi bot with masked PPO.")
+    parser.add_argument("--config", help="YAML config (configs/default.yaml, configs/smoke.yaml)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR")
+    parser.add_argument("--run-dir", help="folder for this run (default: runs/NAME__SEED__TIME)")
+    parser.add_argument("overrides", nargs="*", metavar="key=value",
+                        help="config values that replace the file's (parsed as YAML)")
+    args = parser.parse_args(argv)
+    try:
+        cfg = PPOConfig.load(args.config, args.overrides)
+        summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
+    except (ConfigError, RuleError, CheckpointError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"run folder: {summary['run_dir']}")
+    print(f"TensorBoard: tensorboard --logdir {summary['run_dir']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
