@@ -290,6 +290,7 @@ class ReferenceGame:
         """§2.4: did the mover's yaku total go up since the end of their previous turn?"""
         me = self.mover
         self.turn += 1
+        self._note_pile(self.piles[me])
         total = yaku_total(self.piles[me], self.rules)
         made = total > self.last_total[me]
         if total < self.last_total[me]:
@@ -308,6 +309,17 @@ class ReferenceGame:
         else:
             self.coverage["win_on_last_card"] += 1
             self._win(me, "yaku-on-last-card")
+
+    def _note_pile(self, pile: set[int]) -> None:
+        """Coverage of piles where a variant option changes the score."""
+        if RED_POETRY <= pile and BLUE_POETRY <= pile:
+            self.coverage["pile:all_poetry_ribbons"] += 1
+        if SAKE_CUP in pile and RAIN_MAN in pile and (CURTAIN in pile or MOON in pile):
+            self.coverage["pile:rain_and_sake"] += 1
+        if SAKE_CUP in pile and len(pile & CHAFF) >= 9:
+            self.coverage["pile:sake_cup_decides_kasu"] += 1
+        if len(pile & BRIGHTS) >= 4:
+            self.coverage["pile:four_brights"] += 1
 
     def _pass_turn(self) -> None:
         self.mover = 1 - self.mover
@@ -365,12 +377,13 @@ class ReferenceGame:
             reward[winner], reward[1 - winner] = points, -points
         self._out.rounds.append({
             "round_index": self.round_index, "dealer": self.dealer, "winner": winner,
-            "base": base if winner >= 0 or reason != "no-game" else 0,
+            "base": base,
             "multiplier": multiplier, "points": points, "reward": reward,
             "koikoi_calls": list(self.calls), "reason": reason, "turns": self.turn,
             "yaku": dict(yaku), "piles": (to_mask(self.piles[0]), to_mask(self.piles[1])),
         })
         self.coverage[f"reason:{reason}"] += 1
+        self.coverage.update(f"yaku:{name}" for name in yaku)
         for seat in (0, 1):
             self._out.reward[seat] += reward[seat]
             self.scores[seat] += reward[seat]

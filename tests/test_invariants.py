@@ -1,0 +1,168 @@
+"""Properties that must hold at every step of any game, checked over many random games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hanafuda_env import cards as C
+from hanafuda_env.core import (
+    CHOOSE_DRAWN,
+    CHOOSE_PLAYED,
+    DECIDE,
+    END_NAMES,
+    KOIKOI,
+    PLAY,
+    STOP,
+    KoiKoiCore,
+)
+from hanafuda_env.rules import RuleSet
+
+N_GAMES = 48
+N_STEPS = 300
+MAX_TURNS = 16  # 8 cards in each hand, one per turn
+MAX_DECISIONS = 4 * MAX_TURNS  # play, two field choices, koi-koi decision
+
+RULE_SETS = {
+    "nintendo": {},
+    "ten-base": {"preset": "ten-base"},
+    "multiple-koikoi": {"multiple_koikoi": True, "on_exhaustion": "dealer-wins"},
+    "short-matches": {"rounds": 3, "target_score": 8, "next_dealer": "alternate"},
+}
+
+
+def popcount(bits: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(np.asarray(bits, dtype=np.uint64)).astype(np.int64)
+
+
+def assert_cards_accounted(core: KoiKoiCore) -> None:
+    """Hands, field, piles, the pending card and the undrawn stock hold each card once."""
+    for g in range(core.n_games):
+        pos = int(core.stock_pos[g])
+        parts = [int(core.hands[g, 0]), int(core.hands[g, 1]), int(core.field[g]),
+                 int(core.piles[g, 0]), int(core.piles[g, 1]),
+                 C.mask_of(core.stock[g, pos:].tolist())]
+        if core.pending[g] >= 0:
+            parts.append(1 << int(core.pending[g]))
+        assert sum(p.bit_count() for p in parts) == C.NUM_CARDS, f"game {g}: a card is twice"
+        union = 0
+        for part in parts:
+            union |= part
+        assert union == C.ALL_CARDS, f"game {g}: cards missing: {C.describe(~union & C.ALL_CARDS)}"
+
+
+def assert_phase_consistent(core: KoiKoiCore) -> None:
+    """Each decision is one the rules can ask for; hand sizes and stock follow the turn count."""
+    mover_hand = core.hands[np.arange(core.n_games), core.mover]
+    assert (core.phase >= PLAY).all() and (core.phase <= DECIDE).all()
+    choosing = (core.phase == CHOOSE_PLAYED) | (core.phase == CHOOSE_DRAWN)
+    assert ((core.pending >= 0) == choosing).all()
+    pending_month = C.MONTH_MASK_OF_CARD[np.maximum(core.pending, 0)]
+    assert (popcount(core.field & pending_month)[choosing] == 2).all()
+    assert (popcount(mover_hand)[core.phase == PLAY] > 0).all()
+    assert (popcount(mover_hand)[core.phase == DECIDE] > 0).all()  # koi-koi needs a card
+    playing = core.phase == PLAY
+    turn = core.turn.astype(np.int64)
+    dealer_hand = core.hands[np.arange(core.n_games), core.dealer]
+    other_hand = core.hands[np.arange(core.n_games), 1 - core.dealer]
+    assert (popcount(dealer_hand)[playing] == (8 - (turn + 1) // 2)[playing]).all()
+    assert (popcount(other_hand)[playing] == (8 - turn // 2)[playing]).all()
+    assert (core.stock_pos[playing] == turn[playing]).all()
+    assert (core.mover[playing] == np.where(turn % 2 == 0, core.dealer, 1 - core.dealer)
+            [playing]).all()
+    assert (turn <= MAX_TURNS).all()
+
+
+def assert_results_consistent(core: KoiKoiCore, outcome) -> None:
+    rounds, matches = outcome.rounds, outcome.matches
+    assert (outcome.reward.sum(axis=1) == 0).all(), "rewards must be zero-sum"
+    assert (rounds.reward.sum(axis=1) == 0).all()
+    per_game = np.zeros_like(outcome.reward)
+    np.add.at(per_game, rounds.game, rounds.reward)
+    assert np.array_equal(per_game, outcome.reward)
+    finished = np.zeros(core.n_games, dtype=bool)
+    finished[rounds.game] = True
+    # round_over is about the round being played; rounds dealt and ended at once (hand yaku)
+    # only come with it.
+    assert np.array_equal(finished, outcome.round_over)
+    ended = np.zeros(core.n_games, dtype=bool)
+    ended[matches.game] = True
+    assert np.array_equal(ended, outcome.match_over)
+    assert not (outcome.match_over & ~outcome.round_over).any()
+    won = rounds.winner >= 0
+    assert np.array_equal(rounds.points, np.where(won, rounds.base * rounds.multiplier, 0))
+    assert (rounds.points >= 0).all()
+    assert np.isin(rounds.multiplier, (1, 2, 4)).all()
+    seat = np.maximum(rounds.winner, 0)
+    assert np.array_equal(rounds.reward[np.arange(len(rounds)), seat],
+                          np.where(won, rounds.points, 0))
+    assert ((rounds.turns >= 0) & (rounds.turns <= MAX_TURNS)).all()
+    by_yaku = np.isin(rounds.reason, [END_NAMES.index(n) for n in
+                                      ("stop", "yaku-after-koikoi", "yaku-on-last-card")])
+    assert (rounds.yaku.sum(axis=1)[by_yaku] == rounds.base[by_yaku]).all()
+    assert (rounds.winner[rounds.reason == END_NAMES.index("no-game")] == -1).all()
+    assert (matches.winner == np.where(matches.scores[:, 0] > matches.scores[:, 1], 0,
+                                       np.where(matches.scores[:, 1] > matches.scores[:, 0],
+                                                1, -1))).all()
+
+
+@pytest.mark.parametrize("name", list(RULE_SETS))
+def test_invariants_hold_over_random_games(name: str) -> None:
+    rules = RuleSet.from_dict(RULE_SETS[name])
+    core = KoiKoiCore(N_GAMES, rules, seed=0)
+    initial = core.reset(seed=31)
+    rng = np.random.default_rng(31)
+    match_sum = np.zeros((N_GAMES, 2), dtype=np.int64)
+    match_rounds = np.zeros(N_GAMES, dtype=np.int64)
+    np.add.at(match_sum, initial.game, initial.reward)
+    np.add.at(match_rounds, initial.game, 1)
+    decisions = np.zeros(N_GAMES, dtype=np.int64)
+    n_rounds = n_matches = 0
+    for _ in range(N_STEPS):
+        assert_cards_accounted(core)
+        assert_phase_consistent(core)
+        mask = core.legal_action_mask()
+        assert mask.any(axis=1).all(), "a game has no legal action"
+        assert np.array_equal(core.match_score, match_sum)
+        actions = core.sample_legal_actions(rng)
+        assert mask[np.arange(N_GAMES), actions].all(), "sampled an illegal action"
+        call = rng.random(N_GAMES) < 0.7
+        actions = np.where(core.phase == DECIDE, np.where(call, KOIKOI, STOP), actions)
+        decisions += 1
+        outcome = core.step(actions)
+        assert_results_consistent(core, outcome)
+        rounds = outcome.rounds
+        assert (decisions[outcome.round_over] <= MAX_DECISIONS).all(), "a round ran too long"
+        decisions[outcome.round_over] = 0
+        n_rounds += len(rounds)
+        for k in range(len(rounds)):  # rows of one game come in the order they were played
+            g = int(rounds.game[k])
+            assert rounds.round_index[k] == match_rounds[g]
+            match_sum[g] += rounds.reward[k]
+            match_rounds[g] += 1
+            if rules.rounds > match_rounds[g] and (
+                    rules.target_score is None or match_sum[g].max() < rules.target_score):
+                continue
+            (row,) = np.flatnonzero(outcome.matches.game == g)
+            assert outcome.matches.scores[row].tolist() == match_sum[g].tolist()
+            assert outcome.matches.rounds[row] == match_rounds[g]
+            match_sum[g] = 0
+            match_rounds[g] = 0
+            n_matches += 1
+        assert np.array_equal(core.round_index, match_rounds)
+    assert n_rounds > 8 * N_GAMES
+    if rules.rounds <= 3:
+        assert n_matches > N_GAMES
+
+
+def test_full_matches_end_with_match_results() -> None:
+    """Driving short matches to the end: every match closes once and restarts at round 0."""
+    core = KoiKoiCore(16, RuleSet().replace(rounds=3), seed=4)
+    rng = np.random.default_rng(4)
+    closed = np.zeros(16, dtype=np.int64)
+    for _ in range(250):
+        outcome = core.step(core.sample_legal_actions(rng))
+        closed += outcome.match_over
+        assert (core.round_index[outcome.match_over] < 3).all()
+        assert (outcome.matches.rounds == 3).all()
+    assert (closed >= 2).all()
