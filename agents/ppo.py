@@ -82,7 +82,7 @@ class PPOConfig:
     eval_matches: int = 200
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
     checkpoint_interval: int = 25  # updates
-    torch_threads: int = 2
+    torch_threads: int = 1  # more threads only help on an otherwise idle machine
     log_dir: str = "runs"
     progress_bar: bool = True
 
@@ -283,12 +283,10 @@ class Trainer:
         flat = {k: torch.as_tensor(v.reshape(-1, *v.shape[2:])[keep])
                 for k, v in buf.items() if k not in ("reward", "done", "seat", "train")}
         n = len(flat["action"])
-        minibatch = max(1, n // cfg.n_minibatches)
         clipfracs, approx_kl = [], torch.zeros(())
         for _ in range(cfg.update_epochs):
             order = torch.randperm(n, generator=self.torch_rng)
-            for start in range(0, n, minibatch):
-                idx = order[start:start + minibatch]
+            for idx in torch.tensor_split(order, cfg.n_minibatches):
                 mask = flat["mask"][idx]
                 logits, value = self.network(flat["obs"][idx], mask)
                 log_probs = masked_log_probs(logits)
@@ -429,8 +427,8 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
             for name, result in evaluate(agent, cfg.eval_opponents, trainer.rules,
                                          cfg.eval_matches, seed=cfg.seed + trainer.update
                                          ).items():
-                metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]
-                metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]
+                metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
+                metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
             eval_note = " ".join(f"{k.rsplit('_', 1)[-1]}={v:.2f}" for k, v in metrics.items()
                                  if k.startswith("eval/win_rate"))
         for key, value in metrics.items():
