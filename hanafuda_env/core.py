@@ -442,15 +442,19 @@ class KoiKoiCore:
                                             parts, match_parts))
         ran_out = np.flatnonzero(exhausted)
         if len(ran_out):
-            winner, base, multiplier = self._exhaustion_outcome(ran_out)
+            winner, base, multiplier, by_total = self._exhaustion_outcome(ran_out)
             reason = np.where(winner >= 0, END_EXHAUSTION_WIN, END_NO_GAME)
             yaku = np.zeros((len(ran_out), len(self.yaku_names)), dtype=np.int32)
+            if by_total.any():  # highest-total wins are scored from the winner's yaku
+                yaku[by_total, :len(self._scorer.names)] = self._scorer.breakdown(
+                    self.piles[ran_out[by_total], winner[by_total]])
             done.append(self._finish_rounds(ran_out, winner, base, multiplier, reason, yaku,
                                             parts, match_parts))
         self._deal(np.concatenate(done), parts, match_parts)
 
     def _exhaustion_outcome(self, games: np.ndarray):
-        """Winner (-1: no game), base and multiplier when both hands ran out (§2.6, §2.8)."""
+        """Winner (-1: no game), base, multiplier and whether the base is a yaku total, when
+        both hands ran out (§2.6, §2.8)."""
         rule = self.rules.on_exhaustion
         n = len(games)
         dealer = self.dealer[games]
@@ -465,7 +469,9 @@ class KoiKoiCore:
             winner = np.where(quiet, seat, winner)
             base = np.where(quiet, points, base)
         multiplier = np.ones(n, dtype=np.int32)
+        by_total = np.zeros(n, dtype=bool)
         if rule == "highest-total":
+            by_total = called
             # Decision: the higher total wins and is scored like any win (§2.5 steps).
             totals = self.yaku_total[games]
             top = np.where(totals[:, 0] == totals[:, 1], dealer,
@@ -476,7 +482,8 @@ class KoiKoiCore:
             loser_called = self.koikoi_calls[games, 1 - top] > 0
             multiplier = np.where(called, round_multiplier(top_total, loser_called, self.rules),
                                   1)
-        return winner.astype(np.int8), base.astype(np.int32), multiplier.astype(np.int32)
+        return (winner.astype(np.int8), base.astype(np.int32), multiplier.astype(np.int32),
+                by_total)
 
     def _finish_rounds(self, games, winner, base, multiplier, reason, yaku, parts,
                        match_parts) -> np.ndarray:

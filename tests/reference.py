@@ -366,7 +366,9 @@ class ReferenceGame:
             self.coverage["highest_total_win"] += 1
         reason = "no-game" if winner < 0 else "exhaustion-win"
         self.coverage[reason] += 1
-        self._finish(winner, base, multiplier, reason, {})
+        scored_by_yaku = called and rule == "highest-total"
+        yaku = yaku_points(self.piles[winner], self.rules) if scored_by_yaku else {}
+        self._finish(winner, base, multiplier, reason, yaku)
 
     def _finish(self, winner: int, base: int, multiplier: int, reason: str,
                 yaku: dict[str, int]) -> None:
