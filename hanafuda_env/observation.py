@@ -118,8 +118,11 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
 # ------------------------------------------------------------------ one game, fast (KoiKoiGame)
 from .game import KoiKoiGame  # noqa: E402  (the single-game twin of the core)
 
-_CARD_VALUES = 48 * len(CARD_BLOCKS)  # 288 bits = 36 bytes, one Python int
-_PHASE_ROWS = tuple([1.0 if i == p else 0.0 for i in range(N_PHASES)] for p in range(N_PHASES))
+_BITS = BLOCK["scalars"].start  # card blocks and phase one-hot: 292 bits of one Python int
+_BYTES = (_BITS + 7) // 8
+_PHASE_BIT = tuple(1 << (BLOCK["phase"].start + p) for p in range(N_PHASES))
+_AT_HAND, _AT_FIELD, _AT_OWN, _AT_OPP, _AT_UNSEEN, _AT_PENDING = (
+    BLOCK[name].start for name in CARD_BLOCKS)
 
 
 def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -133,11 +136,11 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     field = game.field
     pending = 1 << game.pending if game.pending >= 0 else 0
     unseen = C.ALL_CARDS & ~(own_hand | field | own_pile | opp_pile | pending)
-    packed = (own_hand | field << 48 | own_pile << 96 | opp_pile << 144 | unseen << 192
-              | pending << 240)
-    out[:_CARD_VALUES] = np.unpackbits(
-        np.frombuffer(packed.to_bytes(_CARD_VALUES // 8, "little"), dtype=np.uint8),
-        bitorder="little")
+    packed = (own_hand << _AT_HAND | field << _AT_FIELD | own_pile << _AT_OWN
+              | opp_pile << _AT_OPP | unseen << _AT_UNSEEN | pending << _AT_PENDING
+              | _PHASE_BIT[game.phase])
+    out[:_BITS] = np.unpackbits(np.frombuffer(packed.to_bytes(_BYTES, "little"), dtype=np.uint8),
+                                count=_BITS, bitorder="little")
     rules = game.rules
     rounds = rules.rounds
     unit = 10.0 * rules.points.extra_card
@@ -153,7 +156,7 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
             opp_total = float(np.minimum(np.float64(game.yaku_total[other]) / unit,
                                          TOTAL_CLIP))
             diff_scaled = float(np.clip(np.float64(diff) / unit, -SCORE_CLIP, SCORE_CLIP))
-    out[_CARD_VALUES:] = _PHASE_ROWS[game.phase] + [
+    out[_BITS:] = (
         (STOCK_SIZE - game.stock_pos) / STOCK_SIZE,
         own_hand.bit_count() / HAND_SIZE,
         opp_hand.bit_count() / HAND_SIZE,
@@ -165,5 +168,5 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
         game.round_index / rounds,
         (rounds - game.round_index) / rounds,
         diff_scaled,
-    ]
+    )
     return out

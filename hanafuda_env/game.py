@@ -1,0 +1,638 @@
+"""One Koi-Koi match in plain Python ints: the single-game twin of :class:`KoiKoiCore`.
+
+The vectorized core pays NumPy's per-call overhead on every step, which dominates when a
+PettingZoo environment plays a single game. :class:`KoiKoiGame` keeps the same state (cards
+as 48-bit Python ints, read with ``int.bit_count``), takes the same decisions and draws the
+same deals from the same seeds, so ``KoiKoiGame`` and ``KoiKoiCore(1)`` are interchangeable
+move for move; ``tests/test_game.py`` checks that differentially.
+
+Speed comes from tables built once per rule set (:func:`_tables`): the yaku total of a pile
+is a few dict/list look-ups keyed on the pile's relevant bits instead of a table walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import cards as C
+from . import core as K
+from .core import (
+    CHOOSE_DRAWN,
+    CHOOSE_OFFSET,
+    CHOOSE_PLAYED,
+    DECIDE,
+    KOIKOI,
+    PLAY,
+    STOCK_SIZE,
+    STOP,
+    IllegalActionError,
+    KoiKoiCore,
+)
+from .rules import RuleSet, RuleSpec, resolve_rules
+from .scoring import Yaku, score_pile, yaku_table
+
+__all__ = ["GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
+
+_M64 = (1 << 64) - 1
+_GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+_COIN_SALT = 1000 * _GOLDEN & _M64  # core: _random_words(games, 1000)
+_NIBBLE_LOW = int("1" * 12, 16)  # bit 0 of every month's nibble
+_BIT = tuple(1 << i for i in range(C.NUM_CARDS))
+_MONTH = tuple(C.month_mask(c.month) for c in C.DECK)
+_NO_REWARD = (0, 0)
+# splitmix64 of the 48 deck keys (core ``_shuffled_decks``), constants made once
+_DECK_KEYS_START = np.arange(1, C.NUM_CARDS + 1, dtype=np.uint64) * np.uint64(_GOLDEN)
+_U30, _U27, _U31, _U_MIX1, _U_MIX2 = (np.uint64(v) for v in (30, 27, 31, _MIX1, _MIX2))
+
+
+def splitmix64_int(x: int) -> int:
+    """``core.splitmix64`` on one Python int (wrapping uint64 arithmetic)."""
+    z = (x + _GOLDEN) & _M64
+    z = ((z ^ (z >> 30)) * _MIX1) & _M64
+    z = ((z ^ (z >> 27)) * _MIX2) & _M64
+    return z ^ (z >> 31)
+
+
+def game_seed_of(seed: int, index: int = 0) -> int:
+    """``core.game_seeds(seed, n)[index]``: the seed of game ``index`` of a seeded batch."""
+    seed = int(seed)
+    if not 0 <= seed <= _M64:
+        raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed}")
+    return splitmix64_int(splitmix64_int(seed) ^ index)
+
+
+def _has_full_month(cards: int) -> bool:
+    """A month with all four cards in the set (the redeal test of §2.1, teshi of §2.3)."""
+    return (cards & cards >> 1 & cards >> 2 & cards >> 3 & _NIBBLE_LOW) != 0
+
+
+def _mask(card_ids: list[int]) -> int:
+    bits = 0
+    for card in card_ids:
+        bits |= _BIT[card]
+    return bits
+
+
+# Card ids in each 12-bit chunk value, ids offset by the chunk (legal actions of a hand).
+_CHUNK_IDS = tuple(tuple([i + 12 * k for i in range(12) if x >> i & 1] for x in range(4096))
+                   for k in range(4))
+
+
+def _ids(bits: int, offset: int = 0) -> list[int]:
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1 + offset)
+        bits ^= low
+    return out
+
+
+# --------------------------------------------------------------------- per-rule-set tables
+def _relevant(yaku: tuple[Yaku, ...]) -> int:
+    """Cards whose presence can change the points of these yaku."""
+    bits = 0
+    for y in yaku:
+        bits |= y.forbidden | (y.extra_mask if y.extra_points else 0)
+        for mask, _ in y.conditions:
+            bits |= mask
+    return bits
+
+
+def _subsets(mask: int):
+    sub = 0
+    while True:
+        yield sub
+        sub = (sub - mask) & mask
+        if sub == 0:
+            return
+
+
+def _scored(pile: int, yaku: tuple[Yaku, ...]) -> tuple[int, tuple[tuple[str, int], ...]]:
+    points = score_pile(pile, yaku)
+    return sum(points.values()), tuple((n, p) for n, p in points.items() if p)
+
+
+class _PileScorer:
+    """Yaku of one pile from tables; agrees with ``score_pile`` / ``BatchScorer`` exactly.
+
+    Yaku that replace one another (``excluded_by``) form groups whose points add up. A group
+    resting on few cards becomes a dict over every subset of those cards; a group whose every
+    yaku counts one single card set (kasu) becomes a list indexed by that count; anything
+    else falls back to ``score_pile``. The total of a pile is then a few look-ups.
+    """
+
+    SMALL = 12  # cards a subset table may rest on (4,096 entries)
+
+    def __init__(self, table: tuple[Yaku, ...]):
+        self.order = {y.name: i for i, y in enumerate(table)}
+        group = dict(self.order)
+        for y in table:  # join the exclusion links (a dozen yaku: plain relabelling)
+            for other in y.excluded_by:
+                if other in group:
+                    a, b = group[y.name], group[other]
+                    for key, value in group.items():
+                        if value == b:
+                            group[key] = a
+        groups: dict[int, tuple[Yaku, ...]] = {}
+        for y in table:
+            groups[group[y.name]] = groups.get(group[y.name], ()) + (y,)
+        merged: list[tuple[tuple[Yaku, ...], int]] = []
+        self.counted: list[tuple[int, list]] = []
+        self.generic: list[tuple[Yaku, ...]] = []
+        for ys in groups.values():
+            rel = _relevant(ys)
+            if rel.bit_count() <= self.SMALL:  # merge small groups while the union stays small
+                for k, (mys, mrel) in enumerate(merged):
+                    if (mrel | rel).bit_count() <= self.SMALL:
+                        merged[k] = (mys + ys, mrel | rel)
+                        break
+                else:
+                    merged.append((ys, rel))
+            elif all(y.forbidden == 0 and (y.extra_mask == rel or not y.extra_points)
+                     and all(m == rel for m, _ in y.conditions) for y in ys):
+                cards = C.ids_of(rel)
+                self.counted.append((rel, [_scored(_mask(cards[:n]), ys)
+                                           for n in range(len(cards) + 1)]))
+            else:
+                self.generic.append(ys)
+        self.lookups = [(rel, {sub: _scored(sub, ys) for sub in _subsets(rel)})
+                        for ys, rel in merged]
+        self.total = self._total_function()
+
+    def _total_function(self) -> Callable[[int], int]:
+        lookups = [(rel, {k: v[0] for k, v in values.items()}) for rel, values in self.lookups]
+        counted = [(rel, [v[0] for v in values]) for rel, values in self.counted]
+        generic = self.generic
+        if len(lookups) == 3 and len(counted) == 1 and not generic:  # the presets: unrolled
+            (r0, d0), (r1, d1), (r2, d2) = lookups
+            (r3, c3), = counted
+            return lambda p: d0[p & r0] + d1[p & r1] + d2[p & r2] + c3[(p & r3).bit_count()]
+
+        def total(pile: int) -> int:
+            points = 0
+            for rel, values in lookups:
+                points += values[pile & rel]
+            for rel, values in counted:
+                points += values[(pile & rel).bit_count()]
+            for ys in generic:
+                points += _scored(pile, ys)[0]
+            return points
+
+        return total
+
+    def breakdown(self, pile: int) -> dict[str, int]:
+        """Yaku name -> points (non-zero only), in the table's order."""
+        items: list[tuple[str, int]] = []
+        for rel, values in self.lookups:
+            items += values[pile & rel][1]
+        for rel, values in self.counted:
+            items += values[(pile & rel).bit_count()][1]
+        for ys in self.generic:
+            items += _scored(pile, ys)[1]
+        items.sort(key=lambda item: self.order[item[0]])
+        return dict(items)
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """What a rule set fixes for the whole game, computed once (see :func:`_tables`)."""
+
+    names: tuple[str, ...]  # yaku names (the core's yaku_names)
+    scorer: _PileScorer
+    hand_yaku: str
+    teshi: int
+    kuttsuki: int
+    seven_point_doubling: bool
+    koikoi_multiplier: int
+
+
+@lru_cache(maxsize=64)
+def _tables(rules: RuleSet) -> _Tables:
+    table = yaku_table(rules)
+    names = tuple(y.name for y in table) + ("teshi", "kuttsuki")
+    return _Tables(names, _PileScorer(table), rules.hand_yaku, rules.points.teshi,
+                   rules.points.kuttsuki, rules.seven_point_doubling, rules.koikoi_multiplier)
+
+
+def _hand_points(hand: int, t: _Tables) -> int:
+    """``scoring.hand_yaku_points`` for one dealt hand of 8."""
+    if t.hand_yaku == "none":
+        return 0
+    if _has_full_month(hand):
+        return t.teshi
+    if t.hand_yaku == "teshi+kuttsuki":
+        odd = (hand ^ hand >> 1 ^ hand >> 2 ^ hand >> 3) & _NIBBLE_LOW
+        if odd == 0 and hand.bit_count() == 8:
+            return t.kuttsuki
+    return 0
+
+
+# --------------------------------------------------------------------------------- the game
+@dataclass(slots=True)
+class GameStepOutcome:
+    """What one step did: like ``StepOutcome`` for one game, as plain Python values."""
+
+    reward: tuple[int, int]  # zero-sum points per seat from rounds finished in this step
+    round_over: bool  # the round being played ended
+    match_over: bool  # a match ended in this step
+    rounds: list[dict]  # rows like RoundResults.records() (game 0), hand-yaku rounds too
+    matches: list[dict]  # {"winner", "scores": [a, b], "rounds"}
+
+
+class KoiKoiGame:
+    """One Koi-Koi match with the exact rules, decisions and seeded deals of ``KoiKoiCore``.
+
+    State attributes mirror the core's arrays for one game (``hands``/``piles`` by seat as
+    48-bit ints, ``stock`` as 24 card ids, top first; ``seed`` is the game seed, like
+    ``core.seeds[g]``). Actions and phases are the core's (see ``hanafuda_env.core``).
+    """
+
+    _STATE = ("hands", "field", "piles", "stock", "stock_pos", "dealer", "mover", "phase",
+              "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score",
+              "seed", "deal_count")  # as KoiKoiCore._STATE, ``seed`` for ``seeds``
+    __slots__ = ("rules", "yaku_names", "_t", "_total") + _STATE
+
+    def __init__(self, rules: RuleSpec = None, seed: int | None = None, *,
+                 game_seed: int | None = None, options: dict | None = None):
+        self.rules: RuleSet = resolve_rules(rules)
+        self._t = _tables(self.rules)
+        self._total = self._t.scorer.total
+        self.yaku_names = self._t.names
+        self.reset(seed=seed, options=options, game_seed=game_seed)
+
+    # -------------------------------------------------------------------------- setup
+    def reset(self, seed: int | None = None, options: dict | None = None, *,
+              game_seed: int | None = None) -> list[dict]:
+        """Start a new match; returns the records of rounds that ended at the deal.
+
+        ``seed`` s plays what game 0 of ``KoiKoiCore(n, seed=s)`` plays; ``game_seed`` sets
+        the game seed itself (a ``core.seeds[g]``). ``options`` as in ``KoiKoiCore.reset``:
+        ``dealer`` (0 or 1) and ``deck`` (48 card ids: dealer's hand, other hand, field,
+        stock top first).
+        """
+        options = dict(options or {})
+        unknown = set(options) - {"dealer", "deck"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
+        if game_seed is not None:
+            if seed is not None:
+                raise ValueError("give seed or game_seed, not both")
+            gs = int(game_seed)
+            if not 0 <= gs <= _M64:
+                raise ValueError(f"game_seed must be an integer in 0..2**64-1, got {gs}")
+        else:
+            if seed is None:
+                seed = int(np.random.SeedSequence().generate_state(1)[0])
+            gs = game_seed_of(seed)
+        deck = None
+        if options.get("deck") is not None:
+            deck = self._check_deck(options["deck"])
+        self.seed = gs
+        self.deal_count = 0
+        self.match_score = [0, 0]
+        self.round_index = 0
+        dealer = options.get("dealer")
+        if dealer is not None:
+            if np.ndim(dealer) != 0 or dealer not in (0, 1):
+                raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+            self.dealer = int(dealer)
+        else:
+            self.dealer = self._coin()
+        rounds: list[dict] = []
+        self._deal(rounds, [], deck)
+        return rounds
+
+    @staticmethod
+    def _check_deck(deck) -> list[int]:
+        cards = np.asarray(deck)
+        if cards.shape != (C.NUM_CARDS,):
+            raise ValueError(f"deck must have shape (48,), got {cards.shape}")
+        if not (np.sort(cards) == np.arange(C.NUM_CARDS)).all():
+            raise ValueError("deck must hold each card id 0..47 exactly once")
+        order = [int(c) for c in cards]
+        field = _mask(order[16:24])
+        if _has_full_month(field):
+            raise ValueError(f"game 0: the given deck puts all four cards of a month on the "
+                             f"field ({C.describe(field)}); such a deal is redealt by the "
+                             f"rules, so give another deck")
+        return order
+
+    def _base_word(self) -> int:
+        return splitmix64_int(self.seed ^ splitmix64_int(self.deal_count))
+
+    def _coin(self) -> int:
+        """The first dealer of a match (core ``_coin``: the deal counter is not advanced)."""
+        return splitmix64_int((self._base_word() + _COIN_SALT) & _M64) >> 40 & 1
+
+    def _shuffled_deck(self) -> list[int]:
+        """Core ``_shuffled_decks``: argsort of 48 per-card splitmix64 keys.
+
+        The 48 keys are hashed as one small uint64 vector (the arithmetic of
+        ``core.splitmix64``, in place): NumPy does that about 5x faster than a Python loop.
+        The keys are distinct (splitmix64 is a bijection), so the order is unambiguous.
+        """
+        z = _DECK_KEYS_START + np.uint64(self._base_word())
+        self.deal_count += 1
+        z ^= z >> _U30
+        z *= _U_MIX1
+        z ^= z >> _U27
+        z *= _U_MIX2
+        z ^= z >> _U31
+        return z.argsort().tolist()
+
+    def _deal(self, rounds: list[dict], matches: list[dict], deck: list[int] | None = None
+              ) -> None:
+        """Deal new rounds; a hand yaku ends its round at once and the next is dealt."""
+        t = self._t
+        while True:
+            order = deck if deck is not None else self._shuffled_deck()
+            deck = None
+            field = _mask(order[16:24])
+            while _has_full_month(field):  # §2.1, before hand yaku (§2.7)
+                order = self._shuffled_deck()
+                field = _mask(order[16:24])
+            dealer = self.dealer
+            first, second = _mask(order[0:8]), _mask(order[8:16])
+            self.hands = [first, second] if dealer == 0 else [second, first]
+            self.field = field
+            self.stock = order[24:]
+            self.stock_pos = 0
+            self.piles = [0, 0]
+            self.mover = dealer
+            self.phase = PLAY
+            self.pending = -1
+            self.koikoi_calls = [0, 0]
+            self.yaku_total = [0, 0]
+            self.turn = 0
+            points = (_hand_points(self.hands[0], t), _hand_points(self.hands[1], t))
+            if points[0] <= 0 and points[1] <= 0:
+                return
+            winner = dealer if points[dealer] > 0 else 1 - dealer
+            base = points[winner]
+            name = "teshi" if _has_full_month(self.hands[winner]) else "kuttsuki"
+            self._finish(winner, base, 1, K.END_HAND_YAKU, {name: base}, rounds, matches)
+
+    # -------------------------------------------------------------------- legal actions
+    def legal_actions(self) -> list[int]:
+        """The actions allowed to the player to move, ascending."""
+        phase = self.phase
+        if phase == PLAY:
+            hand = self.hands[self.mover]
+            t0, t1, t2, t3 = _CHUNK_IDS
+            return (t0[hand & 0xFFF] + t1[hand >> 12 & 0xFFF] + t2[hand >> 24 & 0xFFF]
+                    + t3[hand >> 36])
+        if phase == DECIDE:
+            return [STOP, KOIKOI]
+        return _ids(self.field & _MONTH[self.pending], CHOOSE_OFFSET)
+
+    def legal_action_mask(self) -> np.ndarray:
+        """(98,) int8: 1 where the action is allowed."""
+        mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
+
+    def _illegal(self, action) -> None:
+        allowed = self.legal_actions()
+        raise IllegalActionError(
+            f"game 0: action {action} ({K.action_name(action)}) is illegal for seat "
+            f"{self.mover} in phase {K.PHASE_NAMES[self.phase]}; legal actions: {allowed} "
+            f"({', '.join(K.action_name(a) for a in allowed)}). No game was changed.")
+
+    # ---------------------------------------------------------------------------- step
+    def step(self, action: int) -> GameStepOutcome:
+        """Apply the action of the player to move (see ``KoiKoiCore.step``)."""
+        if action.__class__ is not int:
+            action = _as_action(action)
+        phase = self.phase
+        mover = self.mover
+        if phase == PLAY:
+            hand = self.hands[mover]
+            if not (0 <= action < 48 and hand >> action & 1):
+                self._illegal(action)
+            bit = _BIT[action]
+            self.hands[mover] = hand ^ bit
+            field = self.field
+            matches = field & _MONTH[action]
+            if not matches:
+                self.field = field | bit
+            elif matches.bit_count() == 2:
+                self.phase = CHOOSE_PLAYED
+                self.pending = action
+                return GameStepOutcome(_NO_REWARD, False, False, [], [])
+            else:
+                self.field = field ^ matches
+                self.piles[mover] |= matches | bit
+            return self._draw(mover)
+        if phase == DECIDE:
+            if action == STOP:
+                return self._end_by_yaku(K.END_STOP)
+            if action != KOIKOI:
+                self._illegal(action)
+            self.koikoi_calls[mover] += 1
+            return self._pass_turn(mover)
+        # choosing the field card for the pending played/drawn card
+        pending = self.pending
+        field = self.field
+        card = action - CHOOSE_OFFSET
+        if not (0 <= card < 48 and (field & _MONTH[pending]) >> card & 1):
+            self._illegal(action)
+        taken = _BIT[card]
+        self.field = field ^ taken  # the pending card is not on the field
+        self.piles[mover] |= taken | _BIT[pending]
+        self.pending = -1
+        if phase == CHOOSE_PLAYED:
+            return self._draw(mover)
+        return self._end_turn(mover)
+
+    def _draw(self, mover: int) -> GameStepOutcome:
+        """Turn over the top of the stock and place it like a played card (§2.2)."""
+        pos = self.stock_pos
+        card = self.stock[pos if pos < STOCK_SIZE else STOCK_SIZE - 1]
+        self.stock_pos = pos + 1
+        bit = _BIT[card]
+        field = self.field
+        matches = field & _MONTH[card]
+        if not matches:
+            self.field = field | bit
+        elif matches.bit_count() == 2:
+            self.phase = CHOOSE_DRAWN
+            self.pending = card
+            return GameStepOutcome(_NO_REWARD, False, False, [], [])
+        else:
+            self.field = field ^ matches
+            self.piles[mover] |= matches | bit
+        return self._end_turn(mover)
+
+    def _end_turn(self, mover: int) -> GameStepOutcome:
+        """End-of-turn yaku check (§2.4): decide, win, or pass the turn."""
+        totals = self.yaku_total
+        previous = totals[mover]
+        total = self._total(self.piles[mover])
+        totals[mover] = total
+        self.turn += 1
+        if total > previous:
+            calls = self.koikoi_calls
+            called_before = calls[0] + calls[1] > 0
+            if self.hands[mover] and (self.rules.multiple_koikoi or not called_before):
+                self.phase = DECIDE
+                return GameStepOutcome(_NO_REWARD, False, False, [], [])
+            return self._end_by_yaku(K.END_KOIKOI_WIN if called_before else K.END_LAST_CARD)
+        return self._pass_turn(mover)
+
+    def _pass_turn(self, mover: int) -> GameStepOutcome:
+        self.phase = PLAY
+        self.mover = 1 - mover
+        hands = self.hands
+        if hands[0] or hands[1]:
+            return GameStepOutcome(_NO_REWARD, False, False, [], [])
+        rounds: list[dict] = []
+        matches: list[dict] = []
+        winner, base, multiplier, by_total = self._exhaustion_outcome()
+        reason = K.END_EXHAUSTION_WIN if winner >= 0 else K.END_NO_GAME
+        # a highest-total win is scored from the winner's yaku: report them (as the core)
+        yaku = self._t.scorer.breakdown(self.piles[winner]) if by_total else {}
+        self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
+        self._deal(rounds, matches)
+        return _outcome(rounds, matches)
+
+    # ------------------------------------------------------------------------ round end
+    def _multiplier(self, base: int, loser_called: bool) -> int:
+        t = self._t
+        factor = 2 if base >= 7 and t.seven_point_doubling else 1
+        return factor * t.koikoi_multiplier if loser_called else factor
+
+    def _end_by_yaku(self, reason: int) -> GameStepOutcome:
+        winner = self.mover
+        base = self.yaku_total[winner]
+        multiplier = self._multiplier(base, self.koikoi_calls[1 - winner] > 0)
+        yaku = self._t.scorer.breakdown(self.piles[winner])
+        rounds: list[dict] = []
+        matches: list[dict] = []
+        self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
+        self._deal(rounds, matches)
+        return _outcome(rounds, matches)
+
+    def _exhaustion_outcome(self) -> tuple[int, int, int, bool]:
+        """Winner (-1: no game), base, multiplier and whether the base is a yaku total, when
+        both hands ran out (§2.6, §2.8)."""
+        rules = self.rules
+        rule = rules.on_exhaustion
+        dealer = self.dealer
+        called = self.koikoi_calls[0] + self.koikoi_calls[1] > 0
+        totals = self.yaku_total
+        quiet = not called and totals[0] <= 0 and totals[1] <= 0
+        winner, base, multiplier = -1, 0, 1
+        if quiet and rule in ("dealer-wins", "non-dealer-wins", "highest-total"):
+            winner = dealer if rule != "non-dealer-wins" else 1 - dealer
+            base = rules.exhaustion_points
+        if rule == "highest-total" and called:
+            # Decision (core): the higher total wins and is scored like any win (§2.5 steps).
+            top = dealer if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
+            winner, base = top, totals[top]
+            multiplier = self._multiplier(base, self.koikoi_calls[1 - top] > 0)
+            return winner, base, multiplier, True
+        return winner, base, multiplier, False
+
+    def _finish(self, winner: int, base: int, multiplier: int, reason: int,
+                yaku: dict[str, int], rounds: list[dict], matches: list[dict]) -> None:
+        """Record a round, move the match score and the dealer, close a finished match."""
+        points = base * multiplier if winner >= 0 else 0
+        seat = winner if winner >= 0 else 0
+        reward = [0, 0]
+        reward[seat] += points
+        reward[1 - seat] -= points
+        dealer = self.dealer
+        rounds.append({
+            "game": 0, "round_index": self.round_index, "dealer": dealer, "winner": winner,
+            "base": base, "multiplier": multiplier, "points": points, "reward": reward,
+            "koikoi_calls": list(self.koikoi_calls), "reason": K.END_NAMES[reason],
+            "turns": self.turn, "yaku": yaku,
+        })
+        score = self.match_score
+        score[0] += reward[0]
+        score[1] += reward[1]
+        if self.rules.next_dealer == "winner" and winner >= 0:
+            self.dealer = winner
+        else:
+            self.dealer = 1 - dealer
+        self.round_index += 1
+        target = self.rules.target_score
+        if self.round_index >= self.rules.rounds or (
+                target is not None and (score[0] >= target or score[1] >= target)):
+            match_winner = 0 if score[0] > score[1] else (1 if score[1] > score[0] else -1)
+            matches.append({"winner": match_winner, "scores": list(score),
+                            "rounds": self.round_index})
+            self.match_score = [0, 0]
+            self.round_index = 0
+            self.dealer = self._coin()
+
+    # ------------------------------------------------------------------ copies and export
+    def copy(self) -> KoiKoiGame:
+        """An independent game in the same state (continues exactly like this one)."""
+        clone = object.__new__(KoiKoiGame)
+        clone.rules, clone.yaku_names, clone._t, clone._total = (
+            self.rules, self.yaku_names, self._t, self._total)
+        clone.hands, clone.piles, clone.stock = self.hands[:], self.piles[:], self.stock[:]
+        clone.koikoi_calls, clone.yaku_total = self.koikoi_calls[:], self.yaku_total[:]
+        clone.match_score = self.match_score[:]
+        clone.field, clone.stock_pos, clone.dealer, clone.mover = (
+            self.field, self.stock_pos, self.dealer, self.mover)
+        clone.phase, clone.pending, clone.turn, clone.round_index = (
+            self.phase, self.pending, self.turn, self.round_index)
+        clone.seed, clone.deal_count = self.seed, self.deal_count
+        return clone
+
+    def state_dict(self) -> dict[str, object]:
+        """The state as plain values (lists copied), for comparing and hashing games."""
+        state = {name: getattr(self, name) for name in self._STATE}
+        return {k: v[:] if v.__class__ is list else v for k, v in state.items()}
+
+    @classmethod
+    def from_core(cls, core: KoiKoiCore, g: int) -> KoiKoiGame:
+        """Game ``g`` of a core batch, in the same state (continues exactly like it)."""
+        game = object.__new__(cls)
+        game.rules = core.rules
+        game._t = _tables(core.rules)
+        game._total = game._t.scorer.total
+        game.yaku_names = tuple(core.yaku_names)
+        for name in cls._STATE:  # numpy scalars and rows -> Python ints and lists
+            setattr(game, name, getattr(core, "seeds" if name == "seed" else name)[g].tolist())
+        return game
+
+    def to_core(self) -> KoiKoiCore:
+        """A ``KoiKoiCore(1)`` in this game's state (continues exactly like it)."""
+        core = _core_template(self.rules).fork(0)  # a fresh copy, without dealing anew
+        for name in self._STATE:
+            target = "seeds" if name == "seed" else name
+            getattr(core, target)[0] = getattr(self, name)
+        return core
+
+    def __repr__(self) -> str:
+        return (f"KoiKoiGame(rules={self.rules.name!r}, round={self.round_index}, "
+                f"mover={self.mover}, phase={K.PHASE_NAMES[self.phase]!r}, "
+                f"score={self.match_score})")
+
+
+@lru_cache(maxsize=16)
+def _core_template(rules: RuleSet) -> KoiKoiCore:
+    """A one-game core per rule set; ``to_core`` forks it (never steps it)."""
+    return KoiKoiCore(1, rules=rules, seed=0)
+
+
+def _outcome(rounds: list[dict], matches: list[dict]) -> GameStepOutcome:
+    """The outcome of a step that ended the round being played."""
+    r0 = r1 = 0
+    for row in rounds:
+        r0 += row["reward"][0]
+        r1 += row["reward"][1]
+    return GameStepOutcome((r0, r1), True, bool(matches), rounds, matches)
+
+
+def _as_action(action) -> int:
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"an action must be an integer, got {action!r}")
+    return int(action)
