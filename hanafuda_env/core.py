@@ -186,6 +186,8 @@ class KoiKoiCore:
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         if np.ndim(seed) == 0:
+            if not 0 <= int(seed) < 2**64:
+                raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, got {seed}")
             seeds = game_seeds(int(seed), self.n_games)
         else:
             seeds = np.asarray(seed, dtype=_U64).reshape(-1)

@@ -16,7 +16,8 @@ block                 size   content
 ====================  =====  ================================================================
 
 Scalars are scaled to small ranges: card counts by their maximum, yaku totals and scores by
-ten points of the rule set's unit (``points.extra_card``: 1 for Nintendo, 10 for ten-base).
+ten points of the rule set's unit (``points.extra_card``, at least 1: 1 for Nintendo, 10 for
+ten-base).
 Everything an observation holds is visible to its player, so rearranging the opponent's hand
 and the stock among themselves leaves it unchanged.
 """
@@ -94,7 +95,7 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
     obs[np.arange(b), phase.start + core.phase.astype(np.intp)] = 1.0
 
     rules = core.rules
-    unit = 10.0 * rules.points.extra_card
+    unit = 10.0 * max(rules.points.extra_card, 1)
     own_calls = np.where(mine, core.koikoi_calls[:, 0], core.koikoi_calls[:, 1])
     opp_calls = np.where(mine, core.koikoi_calls[:, 1], core.koikoi_calls[:, 0])
     own_total = np.where(mine, core.yaku_total[:, 0], core.yaku_total[:, 1])
@@ -143,7 +144,7 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
                                 count=_BITS, bitorder="little")
     rules = game.rules
     rounds = rules.rounds
-    unit = 10.0 * rules.points.extra_card
+    unit = 10.0 * max(rules.points.extra_card, 1)
     score = game.match_score
     diff = score[seat] - score[other]
     if unit:

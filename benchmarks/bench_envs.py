@@ -1,0 +1,124 @@
+"""Environment speed: PettingZoo AEC random play on one game, batched self-play step+encode.
+
+    python benchmarks/bench_envs.py [--seconds 2] [--repeats 3] [--batches 1 64 1024 8192]
+
+Targets: AEC random play >= 20,000 steps/s for one game (the loop of PettingZoo's
+``performance_benchmark``: ``last()``, a random legal action from the mask, ``step()``, reset
+when everyone is done), and ``KoiKoiVectorEnv.step`` (core step, observation of the seat to
+move, mask, reward routing) >= 500,000 decisions/s at batch 8192. The vector figures time
+``step`` alone (the random actions are drawn outside the clock) and are set against the bare
+``KoiKoiCore.step`` measured in the same run. Each figure is the median of ``--repeats`` runs:
+shared machines are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import numpy as np
+
+from hanafuda_env import koikoi_v0
+from hanafuda_env.core import KoiKoiCore
+from hanafuda_env.game import KoiKoiGame
+from hanafuda_env.observation import encode_game
+from hanafuda_env.vector_env import KoiKoiVectorEnv
+
+
+def bench_aec(make, seconds: float, seed: int) -> float:
+    """Steps per second of PettingZoo-style random play."""
+    env = make()
+    env.reset(seed=seed)
+    choice = random.Random(seed).choice
+    steps = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        for _ in range(500):
+            for _agent in env.agent_iter(env.num_agents):
+                obs, _, term, trunc, _ = env.last()
+                action = None if term or trunc else choice(
+                    np.flatnonzero(obs["action_mask"]).tolist())
+                env.step(action)
+                steps += 1
+                if all(env.terminations.values()) or all(env.truncations.values()):
+                    env.reset()
+    return steps / elapsed
+
+
+def bench_game_floor(seconds: float, seed: int) -> float:
+    """The same random play on a bare KoiKoiGame, doing what any AEC step must: encode the
+    mover's observation, build its mask, pick from it, step (the game deals on by itself)."""
+    game = KoiKoiGame(seed=seed)
+    choice = random.Random(seed).choice
+    steps = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        for _ in range(1000):
+            encode_game(game, game.mover)
+            game.step(choice(np.flatnonzero(game.legal_action_mask()).tolist()))
+        steps += 1000
+    return steps / elapsed
+
+
+def bench_batch(step, sample, n: int, seconds: float) -> float:
+    """Decisions per second of ``step`` alone (actions drawn outside the clock)."""
+    decisions, clock = 0, 0.0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or decisions == 0:
+        actions = sample()
+        start = time.perf_counter()
+        step(actions)
+        clock += time.perf_counter() - start
+        decisions += n
+    return decisions / clock
+
+
+def bench_vector(n: int, seconds: float, seed: int) -> tuple[float, float]:
+    env = KoiKoiVectorEnv(n, seed=seed)
+    env.reset()
+    core = KoiKoiCore(n, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):  # warm up past the fresh deals
+        env.step(env.core.sample_legal_actions(rng))
+        core.step(core.sample_legal_actions(rng))
+    vector = bench_batch(env.step, lambda: env.core.sample_legal_actions(rng), n, seconds)
+    bare = bench_batch(core.step, lambda: core.sample_legal_actions(rng), n, seconds)
+    return vector, bare
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 8192])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    print(f"AEC random play, one game (median of {args.repeats} x {args.seconds:g} s; the "
+          f"ratio is taken within each repeat)")
+    makers = {"koikoi_v0.env()": koikoi_v0.env, "koikoi_v0.raw_env()": koikoi_v0.raw_env}
+    runs = [(bench_game_floor(args.seconds, args.seed),
+             *(bench_aec(make, args.seconds, args.seed) for make in makers.values()))
+            for _ in range(args.repeats)]
+    floor = statistics.median(r[0] for r in runs)
+    print(f"  {'bare KoiKoiGame floor':<22} {floor:>12,.0f} steps/s   (encode + mask + step)")
+    for i, name in enumerate(makers, start=1):
+        rate = statistics.median(r[i] for r in runs)
+        ratio = statistics.median(r[i] / r[0] for r in runs)
+        print(f"  {name:<22} {rate:>12,.0f} steps/s   {ratio:.2f} of the floor"
+              f"   (target >= 20,000)")
+    print("KoiKoiVectorEnv.step (core step + encode + mask) vs bare KoiKoiCore.step")
+    print(f"  {'batch':>6} {'env decisions/s':>18} {'core decisions/s':>18} {'env/core':>9}")
+    for n in args.batches:
+        runs = [bench_vector(n, args.seconds, args.seed) for _ in range(args.repeats)]
+        vector = statistics.median(r[0] for r in runs)
+        bare = statistics.median(r[1] for r in runs)
+        ratio = statistics.median(r[0] / r[1] for r in runs)
+        note = "   (target >= 500,000)" if n == 8192 else ""
+        print(f"  {n:>6} {vector:>18,.0f} {bare:>18,.0f} {ratio:>9.2f}{note}")
+
+
+if __name__ == "__main__":
+    main()

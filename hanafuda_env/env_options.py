@@ -1,0 +1,129 @@
+"""Options shared by the environments, and how round results become episode rewards.
+
+Every environment takes the same keywords (``rules``, ``rounds``, ``target_score``, ``episode``,
+``illegal_action``, ``illegal_reward``, ``reward_scale``), validated here once so that a typo
+fails loudly with the list of keys that exist instead of being silently ignored.
+
+Episode accounting (:func:`split_rounds`): the core deals the next round, and the next match,
+inside ``step``. A step can therefore finish rounds that belong to the episode being played and
+rounds of the *next* episode (a dealt hand yaku ends its round at once, without decisions).
+Only the former are rewarded now; in ``"match"`` episodes the next match's finished rounds are
+carried to that episode's first step, so an episode's return is always its match score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .core import END_HAND_YAKU, END_NAMES
+from .rules import RuleSet, RuleSpec, resolve_rules
+
+EPISODES = ("round", "match")
+ILLEGAL_ACTIONS = ("raise", "penalize")
+HAND_YAKU = END_NAMES[END_HAND_YAKU]
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """Validated environment options; ``rules`` already carries ``rounds``/``target_score``."""
+
+    rules: RuleSet
+    episode: str = "round"
+    illegal_action: str = "raise"
+    illegal_reward: float = -1.0
+    reward_scale: float = 1.0
+
+
+def check_unknown(unknown: dict[str, Any], allowed: Iterable[str], where: str) -> None:
+    """Raise a ValueError naming unknown keyword options and listing the allowed ones."""
+    if unknown:
+        names = ", ".join(repr(k) for k in sorted(unknown))
+        raise ValueError(f"{where}: unknown option(s) {names}; allowed options: "
+                         + ", ".join(sorted(allowed)))
+
+
+def make_options(rules: RuleSpec = None, rounds: int | None = None,
+                 target_score: int | None = None, episode: str = "round",
+                 illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 reward_scale: float = 1.0) -> EnvOptions:
+    """Check every option and fold ``rounds``/``target_score`` into the rule set."""
+    ruleset = resolve_rules(rules)
+    changes: dict[str, Any] = {}
+    if rounds is not None:
+        changes["rounds"] = rounds
+    if target_score is not None:
+        changes["target_score"] = target_score
+    if changes:
+        ruleset = ruleset.replace(**changes)  # validated by RuleSet (RuleError is a ValueError)
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got "
+                         f"{illegal_action!r}")
+    for name, value in (("illegal_reward", illegal_reward), ("reward_scale", reward_scale)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} must be a number, got {value!r}")
+    if reward_scale <= 0:
+        raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
+    return EnvOptions(ruleset, episode, illegal_action, float(illegal_reward),
+                      float(reward_scale))
+
+
+@dataclass
+class RoundSplit:
+    """Rows of one game's step, sorted by the episode they belong to (see module docstring)."""
+
+    now: list[dict]  # rounds of the episode being played: rewarded in this step
+    carry: list[dict]  # rounds of the next episode that already ended: rewarded at its start
+    dropped: list[dict]  # whole episodes that ended without a decision: reported only
+
+
+def split_rounds(rows: Sequence[dict], episode: str, match_over: bool,
+                 open_rounds: int) -> RoundSplit:
+    """Split one game's finished rounds of a step (chronological, ``records()`` format).
+
+    ``open_rounds`` is the number of finished rounds of the match now in progress (the core's
+    ``round_index`` after the step). The first row is always the round that was played.
+    """
+    if not rows:
+        return RoundSplit([], [], [])
+    rows = list(rows)
+    if episode == "round":
+        # The played round is the episode; rounds dealt after it ended on a hand yaku.
+        played = [r for r in rows if r["reason"] != HAND_YAKU]
+        return RoundSplit(played, [], [r for r in rows if r["reason"] == HAND_YAKU])
+    if not match_over:
+        return RoundSplit(rows, [], [])
+    end, carry_start = match_boundaries([r["round_index"] for r in rows], open_rounds)
+    return RoundSplit(rows[:end], rows[carry_start:], rows[end:carry_start])
+
+
+def match_boundaries(round_index: Sequence[int], open_rounds: int) -> tuple[int, int]:
+    """For one game's rows of a step in which a match ended: ``end``, the number of rows of
+    the played match, and ``carry_start``, where the rows of the match now in progress begin
+    (``open_rounds`` of them: all of that match's finished rounds ended in this step)."""
+    n = len(round_index)
+    # The played match ends before the first later row that opens a match (round_index 0).
+    end = next((k for k in range(1, n) if round_index[k] == 0), n)
+    return end, max(end, n - open_rounds)
+
+
+def seat_rewards(rows: Iterable[dict]) -> list[int]:
+    """Sum of the zero-sum per-seat rewards of some rounds."""
+    total = [0, 0]
+    for row in rows:
+        total[0] += row["reward"][0]
+        total[1] += row["reward"][1]
+    return total
+
+
+def reset_split(rows: Sequence[dict], episode: str, open_rounds: int) -> RoundSplit:
+    """Rounds that ended at a reset's deal (hand yaku). In ``"match"`` episodes those of the
+    match now in progress are carried to the first step; with ``rounds=1`` a hand yaku can end
+    whole matches at the deal, which are only reported."""
+    rows = list(rows)
+    if episode == "round" or not open_rounds:
+        return RoundSplit([], [], rows)
+    return RoundSplit([], rows[-open_rounds:], rows[:-open_rounds])

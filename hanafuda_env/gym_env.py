@@ -1,0 +1,232 @@
+"""Single-agent Gymnasium environment: a learner seat against a fixed opponent policy.
+
+The learner sees ``float32[OBS_DIM]`` observations from its own seat (the encoding of
+:mod:`hanafuda_env.observation`) and picks one of 98 actions; the opponent's moves are played
+inside ``reset``/``step`` until the learner has to decide again. ``action_masks()`` returns
+the legal actions, which is what sb3-contrib's ``MaskablePPO`` reads; the same mask is in
+``info["action_mask"]`` (int8, like PettingZoo's).
+
+Illegal learner actions end the episode with ``illegal_reward`` by default
+(``illegal_action="penalize"``), because Gymnasium tools (``check_env``, unmasked learners)
+sample from the whole ``Discrete(98)``; ``illegal_action="raise"`` raises instead.
+
+``reset()`` without seed or options after an episode that ended by itself goes on with what
+the game has dealt (the match's next round, or a new match), as ``koikoi_v0`` does; the learner
+seat is drawn again unless fixed.
+
+A round (or, in ``"match"`` episodes, a match) that ends before the learner's first decision
+is no episode: it is listed in ``info["skipped"]`` and play goes on with the next one. In
+``"match"`` episodes, rounds of the match finished before that decision (hand yaku, an
+opponent's stop) are rewarded with the learner's first step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .core import NUM_ACTIONS, IllegalActionError, action_name
+from .env_options import (
+    EnvOptions,
+    check_unknown,
+    make_options,
+    reset_split,
+    seat_rewards,
+    split_rounds,
+)
+from .game import KoiKoiGame
+from .koikoi_v0 import as_action
+from .observation import OBS_DIM, encode_game, observation_bounds
+from .rendering import render_game
+
+RESET_OPTIONS = ("dealer", "deck", "learner_seat")
+
+
+class KoiKoiSingleAgentEnv(gym.Env):
+    """Koi-Koi against ``opponent``.
+
+    ``opponent``: None (uniformly random legal moves drawn from ``np_random``), an object
+    with ``act(obs_batch, mask_batch) -> actions`` (called with batches of one), or a
+    callable ``(obs, mask) -> action``; masks given to it are bool. ``learner_seat``: 0, 1
+    or None (drawn at every reset). Other options as in ``koikoi_v0.raw_env``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, opponent: Any = None, *, learner_seat: int | None = None,
+                 rules: Any = None, rounds: int | None = None, target_score: int | None = None,
+                 episode: str = "round", illegal_action: str = "penalize",
+                 illegal_reward: float = -1.0, reward_scale: float = 1.0,
+                 render_mode: str | None = None, **unknown: Any):
+        check_unknown(unknown, ("opponent", "learner_seat", "rules", "rounds", "target_score",
+                                "episode", "illegal_action", "illegal_reward", "reward_scale",
+                                "render_mode"), "KoiKoiSingleAgentEnv")
+        self.options: EnvOptions = make_options(rules, rounds, target_score, episode,
+                                                illegal_action, illegal_reward, reward_scale)
+        if learner_seat not in (None, 0, 1):
+            raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, got {render_mode!r}")
+        if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
+            raise ValueError("opponent must be None, a callable (obs, mask) -> action or an "
+                             f"object with act(obs_batch, mask_batch); got {opponent!r}")
+        self.opponent = opponent
+        self.render_mode = render_mode
+        self._fixed_seat = learner_seat
+        low, high = observation_bounds()
+        self.observation_space = spaces.Box(low, high, (OBS_DIM,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game = KoiKoiGame(self.options.rules, seed=0)
+        self.seat = 0 if learner_seat is None else learner_seat
+        self._final: KoiKoiGame | None = None
+        self._carry = 0  # learner points of rounds that ended before its first decision
+        self._next_rows: list[dict] = []  # rounds of the episode after the one that just ended
+        self._next: list[dict] | None = None  # set while reset() may go on with the game
+        self._rounds: list[dict] = []
+        self._matches: list[dict] = []
+
+    # ----------------------------------------------------------------- reset
+    def reset(self, *, seed: int | None = None, options: dict | None = None
+              ) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        check_unknown({k: v for k, v in options.items() if k not in RESET_OPTIONS},
+                      RESET_OPTIONS, "KoiKoiSingleAgentEnv.reset")
+        seat = options.pop("learner_seat", self._fixed_seat)
+        if seat not in (None, 0, 1):
+            raise ValueError(f"learner_seat must be 0, 1 or None, got {seat!r}")
+        self.seat = int(self.np_random.integers(2)) if seat is None else int(seat)
+        if seed is None and not options and self._next is not None:
+            rows = self._next  # go on with the match (or the new one) the game has dealt
+            self._rounds = _marked(rows, True)
+        else:
+            game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
+            split = reset_split(self.game.reset(seed=game_seed, options=options),
+                                 self.options.episode, self.game.round_index)
+            rows = split.carry
+            self._rounds = _marked(rows, True) + _marked(split.dropped, False)
+        self._next = None
+        self._carry = seat_rewards(rows)[self.seat]
+        self._final = None
+        self._matches = []
+        skipped: list[dict] = []
+        while self.game.mover != self.seat:
+            reward, done = self._opponent_move()
+            self._carry += reward
+            if done:  # the episode ended before the learner's first decision: not one
+                skipped += _marked(self._rounds, False)
+                self._rounds, self._matches = _marked(self._next_rows, True), []
+                self._carry = seat_rewards(self._next_rows)[self.seat]
+        info = self._info()
+        info["skipped"] = skipped
+        if self.render_mode == "human":
+            self.render()
+        return encode_game(self.game, self.seat), info
+
+    # ------------------------------------------------------------------ step
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._final is not None:
+            raise RuntimeError("the episode is over; call reset() before step()")
+        self._rounds, self._matches = [], []
+        act = as_action(action)
+        mask = self.game.legal_action_mask()
+        if act is None or not (0 <= act < NUM_ACTIONS) or not mask[act]:
+            legal = np.flatnonzero(mask).tolist()
+            if self.options.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"the learner (seat {self.seat}) cannot take action {action!r} now; legal "
+                    f"actions: {legal} ({', '.join(action_name(a) for a in legal)}). The game "
+                    f"was not changed.")
+            self._final = self.game.copy()
+            info = self._info()
+            info["illegal_action"] = {"action": action, "legal_actions": legal}
+            return (encode_game(self._final, self.seat), self.options.illegal_reward, True,
+                    False, info)
+        before = self.game.copy()
+        reward, done = self._apply(act)
+        reward += self._carry
+        self._carry = 0
+        while not done and self.game.mover != self.seat:
+            before = self.game.copy()
+            gained, done = self._opponent_move()
+            reward += gained
+        if done:
+            self._final = before
+            self._next = self._next_rows  # reset() may go on from here
+            self._rounds += _marked(self._next_rows, False)  # the next episode's: not played
+        obs = encode_game(self._final if done else self.game, self.seat)
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward * self.options.reward_scale, done, False, self._info()
+
+    def _apply(self, action: int) -> tuple[int, bool]:
+        """One move of whoever is to move: the learner's points, and whether the episode
+        ended."""
+        out = self.game.step(action)
+        if not out.round_over:
+            return 0, False
+        episode = self.options.episode
+        split = split_rounds(out.rounds, episode, out.match_over, self.game.round_index)
+        self._rounds += _marked(split.now, True) + _marked(split.dropped, False)
+        self._matches += out.matches
+        self._next_rows = split.carry
+        done = episode == "round" or out.match_over
+        return seat_rewards(split.now)[self.seat], done
+
+    def _opponent_move(self) -> tuple[int, bool]:
+        seat = 1 - self.seat
+        mask = self.game.legal_action_mask()
+        legal = mask.astype(bool)
+        if self.opponent is None:
+            action = int(self.np_random.choice(np.flatnonzero(legal)))
+        else:
+            obs = encode_game(self.game, seat)
+            if hasattr(self.opponent, "act"):
+                action = self.opponent.act(obs[None], legal[None])[0]
+            else:
+                action = self.opponent(obs, legal)
+            checked = as_action(action)
+            if checked is None or not (0 <= checked < NUM_ACTIONS) or not mask[checked]:
+                raise IllegalActionError(
+                    f"the opponent (seat {seat}) chose illegal action {action!r}; legal "
+                    f"actions: {np.flatnonzero(mask).tolist()}")
+            action = checked
+        return self._apply(action)
+
+    # ----------------------------------------------------------------- masks
+    def action_masks(self) -> np.ndarray:
+        """(98,) bool: the learner's legal actions now (all False once the episode is over)."""
+        if self._final is not None:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self.game.legal_action_mask().astype(bool)
+
+    def _info(self) -> dict:
+        mask = (np.zeros(NUM_ACTIONS, dtype=np.int8) if self._final is not None
+                else self.game.legal_action_mask())
+        return {"action_mask": mask, "seat": self.seat, "round_results": list(self._rounds),
+                "match_results": list(self._matches)}
+
+    # ---------------------------------------------------------------- render
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("KoiKoiSingleAgentEnv.render() called without a render_mode")
+            return None
+        game = self._final if self._final is not None else self.game
+        text = render_game(game.to_core(), 0, viewer=self.seat)
+        if self._final is not None:
+            text = "episode over; last decision:\n" + text
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _marked(rows: list[dict], rewarded: bool) -> list[dict]:
+    return [{**row, "rewarded": rewarded} for row in rows]

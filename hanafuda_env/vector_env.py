@@ -1,0 +1,163 @@
+"""Batched self-play environment: ``n_envs`` Koi-Koi games, both seats driven by the caller.
+
+Every call returns the observation of the seat *to move* in each game, its legal actions
+(``infos["action_mask"]``, bool) and which seat that is (``infos["seat"]``); the caller acts
+for that seat. Rewards are per seat, ``(n_envs, 2)``, zero-sum, in rule points.
+
+Autoreset follows Gymnasium 1.x vector envs in **SAME_STEP** mode
+(``metadata["autoreset_mode"]``): when a game's episode terminates, the observation, mask and
+seat returned by the same ``step`` already belong to the next episode's first decision, and
+the rewards of that step belong to the episode that ended. Episodes never truncate.
+
+* ``episode="round"``: an episode is one round. The games keep playing their matches, so
+  successive episodes are successive rounds (the winner deals next, the score goes on). A
+  hand-yaku round dealt right after has no decision: it is in ``round_results`` but not
+  rewarded (``infos["rewarded"]`` marks the rows that were).
+* ``episode="match"``: an episode is a match; every round's points are rewarded when they
+  happen. Rounds of the next match that end at its deal are rewarded with its first step.
+
+``infos``: ``action_mask`` (B, 98) bool and ``seat`` (B,) of the seat to move,
+``round_results`` (the core's :class:`RoundResults` of this step, hand-yaku rounds included),
+``match_results`` (:class:`MatchResults`) and ``rewarded`` (one bool per round row: its points
+are in this step's rewards, or, for rounds of a match that just began, in the next step's).
+
+Speed: the observation array is written in place (``encode_observations(out=...)``), so the
+array returned by ``reset``/``step`` is overwritten by the next call: copy it to keep it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from .core import END_HAND_YAKU, NUM_ACTIONS, KoiKoiCore, MatchResults, RoundResults
+from .env_options import EnvOptions, make_options, match_boundaries
+from .observation import OBS_DIM, encode_observations, observation_bounds
+
+
+class KoiKoiVectorEnv:
+    """B games at once on one :class:`KoiKoiCore` (``.core``)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, n_envs: int, rules: Any = None, episode: str = "round",
+                 seed: int | None = None, rounds: int | None = None,
+                 target_score: int | None = None):
+        self.options: EnvOptions = make_options(rules, rounds, target_score, episode)
+        self.episode = self.options.episode
+        self.core = KoiKoiCore(n_envs, self.options.rules, seed=seed)
+        self.n_envs = self.core.n_games
+        self.num_envs = self.n_envs  # Gymnasium's name
+        low, high = observation_bounds()
+        self.single_observation_space = spaces.Box(low, high, (OBS_DIM,), np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = spaces.Box(np.tile(low, (self.n_envs, 1)),
+                                            np.tile(high, (self.n_envs, 1)),
+                                            (self.n_envs, OBS_DIM), np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(self.n_envs, NUM_ACTIONS))
+        self._first_seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._obs = np.empty((self.n_envs, OBS_DIM), dtype=np.float32)
+        self._carry = np.zeros((self.n_envs, 2), dtype=np.int64)
+        self._has_carry = False
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None
+              ) -> tuple[np.ndarray, dict]:
+        """New matches in every game. ``seed`` (else the constructor's on the first reset,
+        else one drawn from the env's generator) seeds the games as ``KoiKoiCore`` does;
+        ``options`` are the core's (``dealer``, ``deck``)."""
+        if seed is None and self._first_seed is not None:
+            seed, self._first_seed = self._first_seed, None
+        if seed is None:
+            seed = int(self._rng.integers(2**63))
+        else:
+            self._first_seed = None
+            self._rng = np.random.default_rng(seed)
+        rounds = self.core.reset(seed=seed, options=options)
+        self._carry[:] = 0
+        rewarded = np.zeros(len(rounds), dtype=bool)
+        if self.episode == "match" and len(rounds):
+            over = np.zeros(self.n_envs, dtype=bool)
+            over[rounds.game] = True
+            self._split_match(rounds, over, rewarded, self._carry, at_reset=True)
+        self._has_carry = bool(self._carry.any())
+        infos = self._infos(rounds, _no_matches(), rewarded)
+        return encode_observations(self.core, out=self._obs), infos
+
+    # ------------------------------------------------------------------- step
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict]:
+        """One action per game for its seat to move; see the module docstring."""
+        out = self.core.step(actions)
+        rounds = out.rounds
+        rewards = np.zeros((self.n_envs, 2), dtype=np.float32)
+        if self._has_carry:
+            rewards += self._carry
+            self._carry[:] = 0
+            self._has_carry = False
+        rewarded = np.zeros(len(rounds), dtype=bool)
+        if len(rounds):
+            if self.episode == "round":
+                terminated = out.round_over.copy()
+                rewarded = rounds.reason != END_HAND_YAKU
+                np.add.at(rewards, rounds.game[rewarded], rounds.reward[rewarded])
+            else:
+                terminated = out.match_over.copy()
+                plain = ~out.match_over[rounds.game]
+                rewarded[plain] = True
+                np.add.at(rewards, rounds.game[plain], rounds.reward[plain])
+                if terminated.any():
+                    gained = np.zeros((self.n_envs, 2), dtype=np.int64)
+                    self._split_match(rounds, out.match_over, rewarded, self._carry, gained)
+                    rewards += gained
+                    self._has_carry = bool(self._carry.any())
+        else:
+            terminated = np.zeros(self.n_envs, dtype=bool)
+        obs = encode_observations(self.core, out=self._obs)
+        infos = self._infos(rounds, out.matches, rewarded)
+        return obs, rewards, terminated, np.zeros(self.n_envs, dtype=bool), infos
+
+    def _split_match(self, rounds: RoundResults, over: np.ndarray, rewarded: np.ndarray,
+                     carry: np.ndarray, gained: np.ndarray | None = None,
+                     at_reset: bool = False) -> None:
+        """Rows of games whose match ended: the played match's rows are rewarded now (into
+        ``gained``), those of the match now in progress are carried (into ``carry``)."""
+        games = rounds.game
+        for g in np.unique(games[over[games]]):
+            rows = np.flatnonzero(games == g)
+            index = rounds.round_index[rows].tolist()
+            open_rounds = int(self.core.round_index[g])
+            if at_reset:  # no played match: every row is a later one
+                end, start = 0, len(rows) - open_rounds
+            else:
+                end, start = match_boundaries(index, open_rounds)
+                gained[g] += rounds.reward[rows[:end]].sum(axis=0)
+                rewarded[rows[:end]] = True
+            carry[g] += rounds.reward[rows[start:]].sum(axis=0)
+            rewarded[rows[start:]] = True
+
+    def _infos(self, rounds: RoundResults, matches: Any, rewarded: np.ndarray) -> dict:
+        return {"action_mask": self.core.legal_action_mask(),
+                "seat": self.core.mover.astype(np.int64), "round_results": rounds,
+                "match_results": matches, "rewarded": rewarded}
+
+    # --------------------------------------------------------------- observe
+    def observe(self, seats: Any) -> np.ndarray:
+        """(B, OBS_DIM) observations of any seats (an int or one per game), a new array."""
+        return encode_observations(self.core, seats)
+
+    def action_masks(self) -> np.ndarray:
+        """(B, 98) bool: legal actions of the seat to move in each game."""
+        return self.core.legal_action_mask()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _no_matches() -> MatchResults:
+    empty = np.zeros(0, dtype=np.int32)
+    return MatchResults(empty, empty, np.zeros((0, 2), dtype=np.int32), empty)

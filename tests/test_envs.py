@@ -1,0 +1,619 @@
+"""The PettingZoo, Gymnasium and batched self-play environments."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
+from pettingzoo.test import api_test, render_test, seed_test
+
+import hanafuda_env
+from hanafuda_env import koikoi_v0
+from hanafuda_env.cards import bits_to_bool
+from hanafuda_env.core import END_NAMES, PLAY, IllegalActionError, KoiKoiCore
+from hanafuda_env.game import KoiKoiGame
+from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.observation import BLOCK, OBS_DIM, encode_observations
+from hanafuda_env.rules import RuleError
+from hanafuda_env.vector_env import KoiKoiVectorEnv
+
+CARD_BLOCKS = ("hand", "field", "own_pile", "opp_pile", "unseen", "pending")
+# Dealer (seat 0) holds all four pine cards: teshi, a hand yaku that ends round 1 at the deal.
+TESHI_DECK = ([0, 1, 2, 3, 4, 8, 12, 16] + [5, 9, 13, 17, 20, 24, 28, 32]
+              + [6, 10, 14, 18, 21, 25, 29, 33]
+              + [c for c in range(48) if c not in {0, 1, 2, 3, 4, 8, 12, 16, 5, 9, 13, 17, 20,
+                                                   24, 28, 32, 6, 10, 14, 18, 21, 25, 29, 33}])
+
+
+def random_action(env, rng: random.Random):
+    obs, _, term, trunc, _ = env.last()
+    if term or trunc:
+        return None
+    return rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+
+
+def play_episode(env, rng: random.Random, on_step=None) -> tuple[dict[str, float], dict]:
+    """Random legal play to the end of an AEC episode: each agent's return and final info."""
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    final = {}
+    for agent in env.agent_iter():
+        _, reward, term, trunc, info = env.last(observe=False)
+        returns[agent] += reward
+        if term or trunc:
+            final[agent] = info
+        action = random_action(env, rng)
+        if on_step is not None and action is not None:
+            on_step(env, agent, action)
+        env.step(action)
+    return returns, final
+
+
+# --------------------------------------------------------------------------- PettingZoo
+@pytest.mark.parametrize("kwargs", [{}, {"episode": "match", "rounds": 2},
+                                    {"rules": "ten-base", "episode": "match", "rounds": 1}])
+def test_pettingzoo_api(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test's advice for non-dict envs; reset option
+        api_test(koikoi_v0.env(**kwargs), num_cycles=200)
+
+
+def test_pettingzoo_seed_and_render():
+    seed_test(koikoi_v0.env, num_cycles=200)
+    render_test(koikoi_v0.env, custom_tests={"ansi": lambda text: "player_0" in text})
+
+
+def test_metadata_and_agents():
+    env = koikoi_v0.env()
+    assert env.metadata["name"] == "koikoi_v0"
+    assert set(env.metadata["render_modes"]) == {"ansi", "human"}
+    assert env.metadata["is_parallelizable"] is False
+    env.reset(seed=1)
+    assert env.agents == ["player_0", "player_1"] == env.possible_agents
+    space = env.observation_space("player_0")["observation"]
+    assert space.shape == (OBS_DIM,) and space.dtype == np.float32
+
+
+def test_mask_only_for_agent_to_move_and_in_infos():
+    env = koikoi_v0.env(seed=5)
+    env.reset()
+    rng = random.Random(0)
+    for _ in range(150):
+        mover = env.agent_selection
+        if env.terminations[mover]:
+            env.reset()
+            continue
+        core_seat = env.unwrapped.game.mover
+        assert mover == f"player_{core_seat}"
+        for agent in env.agents:
+            mask = env.observe(agent)["action_mask"]
+            assert mask.dtype == np.int8 and mask.shape == (98,)
+            np.testing.assert_array_equal(mask, env.infos[agent]["action_mask"])
+            assert mask.any() == (agent == mover)
+        env.step(random_action(env, rng))
+
+
+def test_observation_is_the_seats_view():
+    """observe(agent) encodes from that agent's seat: the same as the batch encoder's."""
+    env = koikoi_v0.env(seed=9)
+    env.reset()
+    core = KoiKoiCore(1, seed=9)
+    for agent, seat in (("player_0", 0), ("player_1", 1)):
+        np.testing.assert_array_equal(env.observe(agent)["observation"],
+                                      encode_observations(core, seat)[0])
+    own = env.observe("player_0")["observation"][BLOCK["hand"]]
+    np.testing.assert_array_equal(own, bits_to_bool(core.hands[:, 0])[0])
+
+
+def test_observations_partition_the_deck():
+    """Every card is in exactly one block of every observation, across random matches."""
+    env = koikoi_v0.env(episode="match", rounds=2, seed=3)
+    rng = random.Random(3)
+
+    def check(env, agent, action):
+        for a in env.agents:
+            obs = env.observe(a)["observation"]
+            blocks = sum(obs[BLOCK[name]] for name in CARD_BLOCKS)
+            np.testing.assert_array_equal(blocks, np.ones(48))
+
+    for _ in range(2):
+        env.reset()
+        play_episode(env, rng, check)
+
+
+# ------------------------------------------------------------------- hidden information
+def test_aec_observation_hides_opponent_hand_and_stock():
+    env = koikoi_v0.env(seed=11)
+    env.reset()
+    rng, np_rng = random.Random(1), np.random.default_rng(1)
+    changed = 0
+    for _ in range(60):
+        if env.terminations[env.agent_selection]:
+            env.reset()
+        raw = env.unwrapped
+        for seat, agent in enumerate(env.agents):
+            before = env.observe(agent)["observation"]
+            core = raw.game.to_core()
+            core.resample_hidden(seat, np_rng)
+            moved = KoiKoiGame.from_core(core, 0)
+            changed += moved.hands[1 - seat] != raw.game.hands[1 - seat]
+            raw.game, original = moved, raw.game
+            np.testing.assert_array_equal(env.observe(agent)["observation"], before)
+            # swapping a visible card with a hidden one does change it
+            if moved.hands[seat] and moved.hands[1 - seat]:
+                mine = moved.hands[seat] & -moved.hands[seat]
+                theirs = moved.hands[1 - seat] & -moved.hands[1 - seat]
+                moved.hands[seat] ^= mine | theirs
+                moved.hands[1 - seat] ^= mine | theirs
+                assert not np.array_equal(env.observe(agent)["observation"], before)
+            raw.game = original
+        env.step(random_action(env, rng))
+    assert changed > 30  # the rearrangements really moved hidden cards
+
+
+def test_vector_observation_hides_opponent_hand_and_stock():
+    env = KoiKoiVectorEnv(64, seed=2)
+    env.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(25):
+        env.step(env.core.sample_legal_actions(rng))
+    for seat in (0, 1):
+        seats = np.full(64, seat)
+        before = env.observe(seats)
+        state = env.core.state_dict()
+        env.core.resample_hidden(seats, rng)
+        assert (env.core.hands[:, 1 - seat] != state["hands"][:, 1 - seat]).mean() > 0.5
+        np.testing.assert_array_equal(env.observe(seats), before)
+
+
+# ---------------------------------------------------------------------- spaces and bounds
+@pytest.mark.parametrize("rules", ["nintendo", "ten-base",
+                                   {"multiple_koikoi": True, "on_exhaustion": "dealer-wins"}])
+def test_observations_stay_in_the_declared_space(rules):
+    env = KoiKoiVectorEnv(128, rules=rules, episode="match", seed=4)
+    space = env.single_observation_space
+    obs, _ = env.reset()
+    rng = np.random.default_rng(4)
+    lows, highs = np.full(OBS_DIM, np.inf), np.full(OBS_DIM, -np.inf)
+    for _ in range(400):
+        obs, *_ = env.step(env.core.sample_legal_actions(rng))
+        for view in (obs, env.observe(np.ones(128, dtype=int))):
+            assert view.dtype == space.dtype and view.shape[1:] == space.shape
+            assert (view >= space.low).all() and (view <= space.high).all()
+            lows, highs = np.minimum(lows, view.min(0)), np.maximum(highs, view.max(0))
+    assert not np.isnan(lows).any()
+    # the declared bounds are the encoder's: card and phase entries use all of [0, 1]
+    assert (lows[:BLOCK["scalars"].start] == 0).all()
+    assert (highs[BLOCK["hand"]] == 1).all() and (highs[BLOCK["phase"]] == 1).all()
+
+
+# ------------------------------------------------------------------------------ rewards
+def test_reward_goes_to_the_winning_seat_whoever_moved_last():
+    """dealer-wins exhaustion: the non-dealer makes the last move and loses the round."""
+    env = koikoi_v0.env(rules={"on_exhaustion": "dealer-wins"}, seed=21)
+    rng = random.Random(21)
+    seen = {"loser_last": 0, "winner_last": 0}
+    last_mover: list[str] = []
+    for _ in range(200):
+        env.reset()
+        last_mover.clear()
+        returns, final = play_episode(env, rng, lambda e, agent, a: last_mover.append(agent))
+        rows = [r for r in final["player_0"]["round_results"] if r["rewarded"]]
+        assert len(rows) == 1 and final["player_1"]["round_results"] == \
+            final["player_0"]["round_results"]
+        row = rows[0]
+        assert returns == {"player_0": row["reward"][0], "player_1": row["reward"][1]}
+        assert sum(returns.values()) == 0
+        if row["winner"] >= 0:
+            winner = f"player_{row['winner']}"
+            assert returns[winner] == row["points"] > 0
+            seen["winner_last" if last_mover[-1] == winner else "loser_last"] += 1
+    assert seen["loser_last"] > 0 and seen["winner_last"] > 0
+
+
+def test_match_episode_return_is_the_match_score():
+    """Every round is rewarded, hand-yaku rounds included (one ends round 1 at the deal)."""
+    env = koikoi_v0.env(episode="match", rounds=3)
+    rng = random.Random(5)
+    for seed in range(4):
+        env.reset(seed=seed, options={"deck": TESHI_DECK, "dealer": 0})
+        first = env.infos["player_0"]["round_results"]  # seed 3 deals a second hand yaku
+        assert {r["reason"] for r in first} == {"hand-yaku"} and all(r["rewarded"] for r in first)
+        assert first[0]["reward"] == [6, -6] and len(first) == 1 + (seed == 3)
+        returns, final = play_episode(env, rng)
+        (match,) = final["player_0"]["match_results"]
+        assert [returns["player_0"], returns["player_1"]] == match["scores"]
+        assert match["rounds"] == 3
+
+
+def test_round_episode_rewards_only_the_played_round():
+    env = koikoi_v0.env(episode="round", reward_scale=0.5)
+    env.reset(seed=0, options={"deck": TESHI_DECK, "dealer": 0})
+    (row,) = env.infos["player_1"]["round_results"]
+    assert row["reason"] == "hand-yaku" and not row["rewarded"]
+    returns, final = play_episode(env, random.Random(0))
+    played = [r for r in final["player_0"]["round_results"] if r["rewarded"]]
+    assert len(played) == 1 and played[0]["round_index"] == 1  # the teshi round was round 0
+    assert returns == {"player_0": played[0]["reward"][0] * 0.5,
+                       "player_1": played[0]["reward"][1] * 0.5}
+
+
+def test_terminal_observation_is_the_last_decision():
+    env = koikoi_v0.env(seed=8)
+    env.reset()
+    rng = random.Random(8)
+    last = {}
+    for agent in env.agent_iter():
+        obs, _, term, _, _ = env.last()
+        if term:
+            assert not obs["action_mask"].any()
+            assert obs["observation"][BLOCK["phase"]].sum() == 1
+            np.testing.assert_array_equal(obs["observation"], last[agent])
+            env.step(None)
+            continue
+        action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+        last = {a: env.observe(a)["observation"] for a in env.agents}
+        env.step(action)
+
+
+# ------------------------------------------------------------------------------ options
+@pytest.mark.parametrize("make", [koikoi_v0.env, koikoi_v0.raw_env, KoiKoiSingleAgentEnv])
+def test_unknown_option_names_the_key_and_the_allowed_ones(make):
+    with pytest.raises(ValueError, match=r"'episodes'.*allowed options:.*episode"):
+        make(episodes="match")
+
+
+@pytest.mark.parametrize("kwargs, error, text", [
+    ({"episode": "game"}, ValueError, "episode"),
+    ({"illegal_action": "ignore"}, ValueError, "illegal_action"),
+    ({"rules": "hanafuda"}, RuleError, "preset"),
+    ({"rules": {"koikoi": True}}, RuleError, "koikoi"),
+    ({"rounds": 0}, RuleError, "rounds"),
+    ({"target_score": -5}, RuleError, "target_score"),
+    ({"reward_scale": 0}, ValueError, "reward_scale"),
+    ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+])
+def test_bad_option_values(kwargs, error, text):
+    with pytest.raises(error, match=text):
+        koikoi_v0.raw_env(**kwargs)
+
+
+def test_rule_options_reach_the_game(tmp_path):
+    path = tmp_path / "rules.yaml"
+    path.write_text("preset: ten-base\nrounds: 6\n")
+    for spec, name in ((str(path), "ten-base"), ("ten-base", "ten-base"),
+                       ({"multiple_koikoi": True}, "nintendo+custom")):
+        env = koikoi_v0.raw_env(rules=spec, target_score=30)
+        assert env.game.rules.name.startswith(name) and env.game.rules.target_score == 30
+    assert koikoi_v0.raw_env(rules=str(path)).game.rules.rounds == 6
+    assert KoiKoiVectorEnv(2, rules="ten-base", rounds=3).core.rules.rounds == 3
+
+
+# ------------------------------------------------------------------------ illegal actions
+def test_illegal_action_raises_and_leaves_the_game_alone():
+    env = koikoi_v0.env(seed=3)
+    env.reset()
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    state = env.unwrapped.game.state_dict()
+    with pytest.raises(IllegalActionError, match=rf"action {bad} .*legal actions: \["):
+        env.step(bad)
+    for nonsense in (None, 98, -1, 1.0):
+        with pytest.raises(IllegalActionError):
+            env.step(nonsense)
+    assert env.unwrapped.game.state_dict() == state and env.agent_selection == agent
+    env.step(int(np.flatnonzero(mask)[0]))  # still playable
+
+
+def test_illegal_action_penalize_terminates_everyone():
+    env = koikoi_v0.env(seed=3, illegal_action="penalize", illegal_reward=-2.0)
+    env.reset()
+    offender = env.agent_selection
+    other = "player_1" if offender == "player_0" else "player_0"
+    env.step(int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards == {offender: -2.0, other: 0.0}
+    assert env.infos[other]["illegal_action"]["agent"] == offender
+    returns, _ = play_episode(env, random.Random(0))
+    assert returns == {offender: -2.0, other: 0.0} and env.agents == []
+
+
+# ----------------------------------------------------------------- single-agent Gymnasium
+def hashed_random_policy(obs: np.ndarray, mask: np.ndarray) -> int:
+    """A random-looking legal move that depends only on what it sees (so seeded episodes
+    replay exactly, as check_env demands)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[int(obs @ np.arange(len(obs))) % len(legal)])
+
+
+class BatchAgent:
+    """An agent object of the trainer's kind: act(obs_batch, mask_batch) -> actions."""
+
+    def __init__(self):
+        self.shapes = set()
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        self.shapes.add((obs.shape, obs.dtype, mask.shape, mask.dtype))
+        return np.array([hashed_random_policy(o, m) for o, m in zip(obs, mask)])
+
+
+@pytest.mark.parametrize("opponent", [None, hashed_random_policy, BatchAgent()])
+def test_single_agent_env_passes_check_env(opponent):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(KoiKoiSingleAgentEnv(opponent=opponent), skip_render_check=True)
+    if isinstance(opponent, BatchAgent):
+        assert opponent.shapes == {((1, OBS_DIM), np.dtype(np.float32), (1, 98), np.dtype(bool))}
+
+
+def test_registered_gymnasium_id_passes_check_env():
+    env = gymnasium.make(hanafuda_env.GYM_ID, opponent=hashed_random_policy, episode="match",
+                         rounds=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped)  # with a spec: every render mode is made and checked
+    assert env.unwrapped.options.rules.rounds == 2
+
+
+def play_single(env, rng: np.random.Generator, seed: int = 0, start: tuple | None = None):
+    """Random legal learner moves to the episode's end, from a fresh reset or from the
+    ``(obs, info)`` one returned; returns the return and the last info."""
+    obs, info = env.reset(seed=seed) if start is None else start
+    total = 0.0
+    while True:
+        mask = env.action_masks()
+        np.testing.assert_array_equal(mask, info["action_mask"].astype(bool))
+        assert env.observation_space.contains(obs) and mask.any()
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        total += reward
+        if terminated or truncated:
+            return total, info
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_single_agent_rewards_are_the_learners_points(episode):
+    env = KoiKoiSingleAgentEnv(episode=episode, rounds=2)
+    rng = np.random.default_rng(0)
+    seats = set()
+    for seed in range(12):
+        total, info = play_single(env, rng, seed)
+        seat = info["seat"]
+        seats.add(seat)
+        if episode == "match":
+            (match,) = info["match_results"]
+            assert total == match["scores"][seat]
+        else:
+            (row,) = [r for r in info["round_results"] if r["rewarded"]]
+            assert total == row["reward"][seat]
+    assert seats == {0, 1}
+
+
+def test_single_agent_illegal_actions():
+    env = KoiKoiSingleAgentEnv(learner_seat=1)
+    _, info = env.reset(seed=0)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert (reward, terminated, truncated) == (-1.0, True, False) and "illegal_action" in info
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    strict = KoiKoiSingleAgentEnv(illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        strict.step(bad)
+    cheat = KoiKoiSingleAgentEnv(opponent=lambda obs, mask: 96, learner_seat=1)
+    with pytest.raises(IllegalActionError, match="opponent"):
+        for seed in range(5):  # raises as soon as the opponent has to move
+            cheat.reset(seed=seed)
+            cheat.step(int(np.flatnonzero(cheat.action_masks())[0]))
+
+
+# Seat 0 deals and plays the curtain onto the cherry ribbon, then draws the sake cup onto the
+# chrysanthemum ribbon: hanami-zake before seat 1 has moved.
+HANAMI_DECK = ([8, 12, 16, 20, 24, 28, 36, 40] + [0, 4, 13, 17, 21, 25, 29, 37]
+               + [9, 33, 1, 5, 14, 18, 22, 26] + [32])
+HANAMI_DECK += [c for c in range(48) if c not in HANAMI_DECK]
+
+
+def stopper(obs: np.ndarray, mask: np.ndarray) -> int:
+    return 96 if mask[96] else int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_single_agent_round_won_before_the_learner_moves(episode):
+    env = KoiKoiSingleAgentEnv(opponent=stopper, learner_seat=1, episode=episode, rounds=2)
+    start = env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
+    info = start[1]
+    total, last = play_single(env, np.random.default_rng(0), start=start)
+    if episode == "round":
+        (skipped,) = info["skipped"]
+        assert (skipped["reason"], skipped["winner"], skipped["yaku"]) == (
+            "stop", 0, {"hanami_zake": 5})
+        (row,) = [r for r in last["round_results"] if r["rewarded"]]
+        assert row["round_index"] == 1 and total == row["reward"][1]
+    else:  # the lost round is the match's: rewarded with the learner's first step
+        assert info["skipped"] == [] and info["round_results"][0]["reward"] == [5, -5]
+        assert total == last["match_results"][0]["scores"][1]
+
+
+def test_maskable_ppo_trains_unchanged():
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import torch
+
+    env = KoiKoiSingleAgentEnv(illegal_action="raise")  # a masked learner never errs
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny networks: threads only contend with each other
+    try:
+        model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128,
+                                        n_epochs=1, seed=0, verbose=0, device="cpu")
+        model.learn(total_timesteps=2048)
+    finally:
+        torch.set_num_threads(threads)
+    assert model.num_timesteps >= 2048
+
+
+# ---------------------------------------------------------------------- batched self-play
+def test_vector_env_same_step_autoreset_round_episodes():
+    env = KoiKoiVectorEnv(128, episode="round", seed=6)
+    assert env.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    obs, info = env.reset()
+    rng = np.random.default_rng(6)
+    ended = 0
+    for _ in range(120):
+        mask, seat = info["action_mask"], info["seat"]
+        np.testing.assert_array_equal(seat, env.core.mover)
+        actions = env.core.sample_legal_actions(rng)
+        assert mask[np.arange(128), actions].all()
+        obs, rewards, terminated, truncated, info = env.step(actions)
+        assert rewards.dtype == np.float32 and (rewards.sum(axis=1) == 0).all()
+        assert not truncated.any()
+        rounds = info["round_results"]
+        np.testing.assert_array_equal(terminated, np.isin(np.arange(128),
+                                                          rounds.game[info["rewarded"]]))
+        played = np.zeros((128, 2))
+        np.add.at(played, rounds.game[info["rewarded"]], rounds.reward[info["rewarded"]])
+        np.testing.assert_array_equal(rewards, played)
+        assert (rounds.reason[~info["rewarded"]] == END_NAMES.index("hand-yaku")).all()
+        # already the next round's first decision
+        g = np.flatnonzero(terminated)
+        ended += len(g)
+        assert (env.core.turn[g] == 0).all() and (env.core.phase[g] == PLAY).all()
+        np.testing.assert_array_equal(info["seat"][g], env.core.dealer[g])
+        np.testing.assert_array_equal(obs, encode_observations(env.core))
+        np.testing.assert_array_equal(info["action_mask"], env.core.legal_action_mask())
+        assert (rewards[~terminated] == 0).all()
+    assert ended > 100
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_vector_env_match_episode_return_is_the_match_score(rounds):
+    """With rounds=1 a hand yaku dealt to a fresh match ends it without a decision: it is
+    no episode and must not leak into the neighbouring ones."""
+    env = KoiKoiVectorEnv(128, episode="match", rounds=rounds, seed=7)
+    env.reset()
+    rng = np.random.default_rng(7)
+    returns = np.zeros((128, 2))
+    checked = dropped = 0
+    for _ in range(300 * rounds):
+        _, rewards, terminated, _, info = env.step(env.core.sample_legal_actions(rng))
+        returns += rewards
+        matches = info["match_results"]
+        for g in np.flatnonzero(terminated):
+            scores = matches.scores[matches.game == g]
+            dropped += len(scores) - 1
+            np.testing.assert_array_equal(returns[g], scores[0])
+            checked += 1
+        returns[terminated] = 0
+    assert checked > 200 and (rounds == 2 or dropped > 0)
+
+
+def test_vector_env_determinism_and_seeding():
+    def trajectory(env, steps=40, seed=0):
+        obs, _ = env.reset()
+        rng, out = np.random.default_rng(seed), [obs.copy()]
+        for _ in range(steps):
+            obs, rewards, *_ = env.step(env.core.sample_legal_actions(rng))
+            out += [obs.copy(), rewards.copy()]
+        return out
+
+    a, b = trajectory(KoiKoiVectorEnv(16, seed=1)), trajectory(KoiKoiVectorEnv(16, seed=1))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    c = trajectory(KoiKoiVectorEnv(16, seed=2))
+    assert not np.array_equal(a[0], c[0])
+    env = KoiKoiVectorEnv(16)
+    env.reset(seed=1)
+    np.testing.assert_array_equal(env.observe(env.core.mover), a[0])
+    np.testing.assert_array_equal(a[0], encode_observations(KoiKoiCore(16, seed=1)))
+
+
+def test_aec_determinism_across_resets():
+    def run(env):
+        env.reset(seed=13)
+        rng, out = random.Random(0), []
+        for _ in range(3):
+            for agent in env.agent_iter():
+                obs, reward, term, _, _ = env.last()
+                out.append((agent, reward, obs["observation"].tobytes()))
+                env.step(None if term else random_action(env, rng))
+            env.reset()  # unseeded: drawn from the generator seeded above
+        return out
+
+    assert run(koikoi_v0.env()) == run(koikoi_v0.env())
+    first = koikoi_v0.env()
+    first.reset(seed=14)
+    other = koikoi_v0.env()
+    other.reset(seed=13)
+    assert not np.array_equal(first.observe("player_0")["observation"],
+                              other.observe("player_0")["observation"])
+
+
+def test_aec_reset_options_and_rendering(capsys):
+    env = koikoi_v0.env(render_mode="human", seed=2)
+    with pytest.warns(UserWarning, match=r"'colour'.*dealer, deck"):
+        env.reset(options={"colour": "red"})
+    for dealer in (0, 1):
+        env.reset(seed=4, options={"dealer": dealer, "deck": HANAMI_DECK})
+        assert env.agent_selection == f"player_{dealer}"
+    capsys.readouterr()
+    env.step(8)  # the dealer (player_1) plays the curtain and draws the sake cup: hanami-zake
+    assert "decision: koikoi by player_1" in capsys.readouterr().out
+    ansi = koikoi_v0.env(render_mode="ansi", illegal_action="penalize")
+    ansi.reset(seed=1)
+    board = ansi.render()
+    assert "8 hidden cards" not in board and "decision: play" in board  # a spectator's view
+    ansi.step(97)
+    assert "illegal action" in ansi.render()
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert koikoi_v0.env().unwrapped.render() is None
+
+
+def test_aec_reset_goes_on_with_the_match_after_a_finished_episode():
+    env = koikoi_v0.env(seed=12)
+    env.reset()
+    rng = random.Random(12)
+    for _ in range(4):
+        _, final = play_episode(env, rng)
+        (row,) = [r for r in final["player_0"]["round_results"] if r["rewarded"]]
+        dealt = env.unwrapped.game.copy()  # what the game dealt after the episode's round
+        env.reset()
+        assert env.unwrapped.game.state_dict() == dealt.state_dict()
+        assert dealt.round_index > row["round_index"] and dealt.turn == 0
+        assert env.observe(env.agent_selection)["observation"][BLOCK["hand"]].sum() == 8
+    # a seed, options or an interrupted episode start a new match
+    env.step(random_action(env, rng))
+    env.reset()
+    assert env.unwrapped.game.round_index == 0 and env.unwrapped.game.turn == 0
+
+
+@pytest.mark.parametrize("make", ["aec", "gym"])
+def test_match_returns_over_many_continued_episodes(make):
+    """Two-round matches, each episode reset() from the last: a hand yaku dealt to the next
+    match is rewarded in that match's episode, never in the one that just ended."""
+    carried = 0
+    rng = random.Random(1)
+    if make == "aec":
+        env = koikoi_v0.env(episode="match", rounds=2, seed=1)
+        env.reset()
+        for episode in range(600):  # about 1 in 80 deals is a hand yaku
+            if carried and episode > 100:
+                break
+            carried += any(r["rewarded"] for r in env.infos["player_0"]["round_results"])
+            returns, final = play_episode(env, rng)
+            match = final["player_1"]["match_results"][0]  # later ones: hand yaku at the deal
+            assert [returns["player_0"], returns["player_1"]] == match["scores"]
+            env.reset()
+    else:
+        env = KoiKoiSingleAgentEnv(episode="match", rounds=2)
+        start = env.reset(seed=1)
+        for episode in range(600):
+            if carried and episode > 100:
+                break
+            carried += any(r["rewarded"] for r in start[1]["round_results"])
+            total, info = play_single(env, np.random.default_rng(rng.randrange(99)), start=start)
+            assert total == info["match_results"][0]["scores"][info["seat"]]
+            start = env.reset()
+    assert carried > 0
