@@ -66,9 +66,10 @@ def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
 
 
 class PolicyAgent:
-    """Plays with a network: samples from the masked policy, or takes its argmax."""
+    """Plays with a network: its most likely legal action (``greedy``, the default for
+    evaluation and play) or a sample from the masked policy (diverse self-play opponents)."""
 
-    def __init__(self, network: ActorCritic, name: str = "ppo", greedy: bool = False,
+    def __init__(self, network: ActorCritic, name: str = "ppo", greedy: bool = True,
                  seed: int | None = None):
         self.network = network
         self.name = name
@@ -95,7 +96,7 @@ class PolicyAgent:
         return values.numpy()
 
     @classmethod
-    def load(cls, path: str | Path, rules: Any = None, greedy: bool = False) -> PolicyAgent:
+    def load(cls, path: str | Path, rules: Any = None, greedy: bool = True) -> PolicyAgent:
         """An agent from a checkpoint written by the trainer (``rules`` is accepted so every
         agent factory has one signature; a policy plays whatever rule set it is given)."""
         payload = load_checkpoint(path)

@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from hanafuda_env.core import DECIDE, KOIKOI, STOP
 from hanafuda_env.observation import BLOCK
 from hanafuda_env.rules import resolve_rules
+from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from .networks import ActorCritic, masked_entropy, masked_log_probs, sample_actions
 from .policy import PolicyAgent, load_checkpoint, save_checkpoint
@@ -82,6 +82,10 @@ class PPOConfig:
     eval_matches: int = 200
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
     checkpoint_interval: int = 25  # updates
+    warmstart_teacher: str = "expert"  # agent whose moves are cloned before self-play
+    warmstart_decisions: int = 0  # teacher decisions to clone (0: start from scratch)
+    warmstart_epochs: int = 2
+    warmstart_learning_rate: float = 1e-3
     torch_threads: int = 1  # more threads only help on an otherwise idle machine
     log_dir: str = "runs"
     progress_bar: bool = True
@@ -188,6 +192,7 @@ class Trainer:
         self.opponent = self.pool.sample(cfg.n_envs, self.rng, cfg.self_play_fraction) if len(
             self.pool) else np.full(cfg.n_envs, SELF)
         self.history: list[dict[str, float]] = []
+        self.warm_started = cfg.warmstart_decisions == 0
 
     # ---------------------------------------------------------------- rollout
     def collect(self) -> dict[str, np.ndarray]:
@@ -337,6 +342,7 @@ class Trainer:
             "rng": self.rng.bit_generator.state, "torch_rng": self.torch_rng.get_state(),
             "env_core": self.env.core.state_dict(), "learner_seat": self.learner_seat,
             "opponent": self.opponent, "history": self.history,
+            "warm_started": self.warm_started,
         }
 
     def restore(self, payload: dict[str, Any]) -> None:
@@ -349,6 +355,7 @@ class Trainer:
         self.env.core.load_state_dict(payload["env_core"])
         self.learner_seat, self.opponent = payload["learner_seat"], payload["opponent"]
         self.history = list(payload["history"])
+        self.warm_started = payload["warm_started"]
         self.obs = self.env.observe(self.env.core.mover)
         self.mask = self.env.core.legal_action_mask()
         self.seat = self.env.core.mover.astype(np.int64)
@@ -409,6 +416,8 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
                            handle, sort_keys=False, allow_unicode=True)
         os.replace(run_dir / "config.yaml.tmp", run_dir / "config.yaml")
     writer = SummaryWriter(str(run_dir))
+    if not trainer.warm_started:
+        warm_start(trainer, writer)
     bar = tqdm(total=trainer.n_updates * trainer.batch_steps, initial=trainer.global_step,
                unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True)
     metrics: dict[str, float] = {}
@@ -423,7 +432,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
             trainer.pool.add_snapshot(trainer.network, trainer.global_step)
         if cfg.eval_interval and (trainer.update % cfg.eval_interval == 0
                                   or trainer.update == trainer.n_updates):
-            agent = PolicyAgent(trainer.network, name="learner", seed=cfg.seed)
+            agent = PolicyAgent(trainer.network, name="learner", greedy=True)
             for name, result in evaluate(agent, cfg.eval_opponents, trainer.rules,
                                          cfg.eval_matches, seed=cfg.seed + trainer.update
                                          ).items():
@@ -443,6 +452,30 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     writer.close()
     write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
     return {"run_dir": str(run_dir), **metrics}
+
+
+def warm_start(trainer: Trainer, writer) -> None:
+    """Clone the teacher's play (see ``imitation``) on games separate from training's."""
+    from .imitation import clone_step, collect_teacher_games
+    from .registry import make_agent
+
+    cfg = trainer.cfg
+    teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
+    env = KoiKoiVectorEnv(cfg.n_envs, rules=trainer.rules, episode=cfg.episode,
+                          seed=cfg.seed + 1)
+    env.reset()
+    trainer.optimizer.param_groups[0]["lr"] = cfg.warmstart_learning_rate
+    done = 0
+    while done < cfg.warmstart_decisions:
+        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale)
+        stats = clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
+                           cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm,
+                           trainer.torch_rng)
+        done += trainer.batch_steps
+        for key, value in stats.items():
+            writer.add_scalar(key, value, done)
+    trainer.optimizer.param_groups[0]["lr"] = cfg.learning_rate
+    trainer.warm_started = True
 
 
 def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, float]:

@@ -71,7 +71,7 @@ class OpponentPool:
             else:
                 net = ActorCritic(**self.network_kwargs)
                 net.load_state_dict(entry.state)
-                self._agents[index] = PolicyAgent(net.eval(), name=entry.name,
+                self._agents[index] = PolicyAgent(net.eval(), name=entry.name, greedy=False,
                                                   seed=1000 + index)
         return self._agents[index]
 

@@ -1,0 +1,158 @@
+"""The one interface every Koi-Koi agent has, and a decoder for the observation vector.
+
+An agent is anything with a ``name`` and ``act(obs, mask) -> actions``:
+
+* ``obs``  — ``(B, OBS_DIM)`` float32 observations (``hanafuda_env.observation``) of the
+  player to move in each of B games;
+* ``mask`` — ``(B, 98)`` bool legal actions of those players;
+* result  — ``(B,)`` int64 actions, each legal under its row of ``mask``.
+
+Agents see nothing else (no hidden cards, no core), so the same agent plays in the batched
+evaluator, in the PettingZoo environment and against a person. ``seed(int)`` makes a
+stochastic agent repeatable. Trained policies (``agents.policy.PolicyAgent``) follow the
+same protocol without subclassing :class:`Agent`; baselines subclass it for the shared
+checks and the rule set.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from hanafuda_env import cards as C
+from hanafuda_env.core import NUM_ACTIONS
+from hanafuda_env.observation import BLOCK, OBS_DIM, SCALAR_INDEX
+from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
+
+
+@runtime_checkable
+class AgentLike(Protocol):
+    """What the evaluator and the environments need from an agent."""
+
+    name: str
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
+
+
+class Agent(ABC):
+    """Base of the built-in agents: a rule set, a seeded generator and input checks."""
+
+    name: str = "agent"
+
+    def __init__(self, rules: RuleSpec = None, seed: int | None = None,
+                 name: str | None = None):
+        self.rules: RuleSet = resolve_rules(rules)
+        self.rng = np.random.default_rng(seed)
+        if name is not None:
+            self.name = name
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the agent's random stream (tie breaks, sampling)."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(B,) int64 legal actions for a batch of observations and legal-action masks."""
+        obs, mask = check_inputs(obs, mask)
+        if len(obs) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(self._act(obs, mask), dtype=np.int64)
+
+    @abstractmethod
+    def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The agent's choice for a non-empty, validated batch."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, rules={self.rules.name!r})"
+
+
+def check_inputs(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Shapes and dtypes checked once here, so agents fail loudly on a wrong layout."""
+    obs = np.asarray(obs, dtype=np.float32)
+    mask = np.asarray(mask, dtype=bool)
+    if obs.ndim != 2 or obs.shape[1] != OBS_DIM:
+        raise ValueError(f"obs must have shape (B, {OBS_DIM}), got {obs.shape}")
+    if mask.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(f"mask must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {mask.shape}")
+    if len(mask) and not mask.any(axis=1).all():
+        row = int(np.flatnonzero(~mask.any(axis=1))[0])
+        raise ValueError(f"row {row} of the mask allows no action")
+    return obs, mask
+
+
+@dataclass
+class View:
+    """The observation as card sets (uint64) and integer counts: what heuristics reason on.
+
+    ``own_total``/``opp_total`` and ``score_diff`` are in the rule set's points (the encoder
+    scales them by ten units); ``rounds_left`` counts this round.
+    """
+
+    hand: np.ndarray
+    field: np.ndarray
+    own_pile: np.ndarray
+    opp_pile: np.ndarray
+    unseen: np.ndarray
+    pending: np.ndarray  # card id, -1 when none
+    phase: np.ndarray
+    stock_left: np.ndarray
+    own_hand_n: np.ndarray
+    opp_hand_n: np.ndarray
+    own_called: np.ndarray
+    opp_called: np.ndarray
+    own_total: np.ndarray
+    opp_total: np.ndarray
+    is_dealer: np.ndarray
+    rounds_left: np.ndarray
+    score_diff: np.ndarray
+
+
+def decode(obs: np.ndarray, rules: RuleSet) -> View:
+    """Turn a batch of observation vectors back into card sets and counts."""
+    bits = {name: C.bool_to_bits(obs[:, BLOCK[name]] > 0.5)
+            for name in ("hand", "field", "own_pile", "opp_pile", "unseen")}
+    pending_rows = obs[:, BLOCK["pending"]] > 0.5
+    pending = np.where(pending_rows.any(axis=1), pending_rows.argmax(axis=1), -1)
+    unit = 10.0 * rules.points.extra_card
+
+    def scalar(name: str) -> np.ndarray:
+        return obs[:, SCALAR_INDEX[name]]
+
+    return View(
+        hand=bits["hand"], field=bits["field"], own_pile=bits["own_pile"],
+        opp_pile=bits["opp_pile"], unseen=bits["unseen"], pending=pending.astype(np.int64),
+        phase=obs[:, BLOCK["phase"]].argmax(axis=1),
+        stock_left=np.rint(scalar("stock_left") * 24).astype(np.int64),
+        own_hand_n=np.rint(scalar("own_hand_size") * 8).astype(np.int64),
+        opp_hand_n=np.rint(scalar("opp_hand_size") * 8).astype(np.int64),
+        own_called=scalar("own_called_koikoi") > 0.5,
+        opp_called=scalar("opp_called_koikoi") > 0.5,
+        own_total=np.rint(scalar("own_yaku_total") * unit).astype(np.int64),
+        opp_total=np.rint(scalar("opp_yaku_total") * unit).astype(np.int64),
+        is_dealer=scalar("is_dealer") > 0.5,
+        rounds_left=np.rint(scalar("rounds_left") * rules.rounds).astype(np.int64),
+        score_diff=scalar("score_diff") * unit,
+    )
+
+
+def legal_candidates(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and action ids of every legal action, row-major: loops over candidates, not
+    games, stay vectorized."""
+    rows, actions = np.nonzero(mask)
+    return rows, actions.astype(np.int64)
+
+
+def argmax_per_row(rows: np.ndarray, actions: np.ndarray, values: np.ndarray,
+                   n_rows: int) -> np.ndarray:
+    """For candidate (row, action, value) triples, the action of highest value per row."""
+    best = np.full(n_rows, -np.inf)
+    np.maximum.at(best, rows, values)
+    is_best = values >= best[rows]
+    chosen = np.full(n_rows, -1, dtype=np.int64)
+    # the first best candidate of each row wins (candidates come row-major)
+    first = np.flatnonzero(is_best)
+    keep = np.unique(rows[first], return_index=True)[1]
+    chosen[rows[first[keep]]] = actions[first[keep]]
+    return chosen

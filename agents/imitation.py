@@ -1,0 +1,82 @@
+"""Warm start: teach the network a teacher agent's moves before self-play begins.
+
+PPO from scratch spends most of a short budget rediscovering what a heuristic already
+knows (take brights, stop with a safe lead). Cloning the teacher first — cross-entropy on its
+legal-masked choices, the value head regressed on the Monte Carlo round returns of the same
+games — hands PPO a policy at the teacher's level, and self-play then improves on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from hanafuda_env.vector_env import KoiKoiVectorEnv
+
+from .networks import ActorCritic, masked_log_probs
+
+
+def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float
+                          ) -> dict[str, np.ndarray]:
+    """``n_steps`` decisions per game with the teacher on both seats, plus each decision's
+    return (the rest of its seat's episode reward, undiscounted)."""
+    from .ppo import compute_gae  # the same two-seat credit assignment as training
+
+    n = env.n_envs
+    obs, info = env.observe(env.core.mover), {"action_mask": env.core.legal_action_mask(),
+                                                "seat": env.core.mover}
+    data = {"obs": np.zeros((n_steps, n, obs.shape[1]), dtype=np.float32),
+            "mask": np.zeros((n_steps, n, info["action_mask"].shape[1]), dtype=bool),
+            "action": np.zeros((n_steps, n), dtype=np.int64),
+            "seat": np.zeros((n_steps, n), dtype=np.int64),
+            "reward": np.zeros((n_steps, n, 2), dtype=np.float32),
+            "done": np.zeros((n_steps, n), dtype=bool)}
+    mask, seat = info["action_mask"], info["seat"]
+    for t in range(n_steps):
+        action = teacher.act(obs, mask)
+        data["obs"][t], data["mask"][t], data["action"][t], data["seat"][t] = (
+            obs, mask, action, seat)
+        obs, rewards, terminated, truncated, info = env.step(action)
+        data["reward"][t] = rewards * reward_scale
+        data["done"][t] = terminated | truncated
+        mask, seat = info["action_mask"], info["seat"]
+    # Unfinished episodes at the end are cut off: bootstrap with 0 and drop their decisions.
+    unfinished = np.zeros((n_steps, n), dtype=bool)
+    open_episode = np.ones(n, dtype=bool)
+    for t in reversed(range(n_steps)):
+        open_episode &= ~data["done"][t]
+        unfinished[t] = open_episode
+    values = np.zeros((n_steps, n), dtype=np.float32)
+    data["return"] = compute_gae(data["reward"], data["done"], data["seat"], values,
+                                 np.zeros((n, 2), dtype=np.float32), gamma=1.0, lam=1.0)
+    data["keep"] = ~unfinished
+    return data
+
+
+def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
+               data: dict[str, np.ndarray], epochs: int, minibatches: int, vf_coef: float,
+               max_grad_norm: float, generator: torch.Generator) -> dict[str, float]:
+    """Supervised epochs on one batch of teacher decisions; returns the last losses."""
+    keep = data["keep"].reshape(-1)
+    flat = {k: torch.as_tensor(data[k].reshape(-1, *data[k].shape[2:])[keep])
+            for k in ("obs", "mask", "action", "return")}
+    n = len(flat["action"])
+    stats = {"imitation/policy_loss": 0.0, "imitation/value_loss": 0.0,
+             "imitation/accuracy": 0.0}
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=generator)
+        for idx in torch.tensor_split(order, minibatches):
+            logits, value = network(flat["obs"][idx], flat["mask"][idx])
+            log_probs = masked_log_probs(logits)
+            target = flat["action"][idx]
+            policy_loss = -log_probs.gather(1, target[:, None]).mean()
+            value_loss = 0.5 * ((value - flat["return"][idx]) ** 2).mean()
+            loss = policy_loss + vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
+            optimizer.step()
+            stats = {"imitation/policy_loss": policy_loss.item(),
+                     "imitation/value_loss": value_loss.item(),
+                     "imitation/accuracy": (logits.argmax(-1) == target).float().mean().item()}
+    return stats

@@ -1,0 +1,36 @@
+"""Build an agent from a short spec: a baseline name or a checkpoint path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from hanafuda_env.rules import RuleSpec, resolve_rules
+
+from .base import Agent, AgentLike
+from .baselines import ExpertAgent, GreedyAgent, RandomAgent
+
+BASELINES: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "expert": ExpertAgent,
+}
+
+
+def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
+    """A baseline by name (``random``, ``greedy``, ``expert``) or a trained policy from an
+    existing checkpoint file. A path is tried first, so a file named like a baseline wins
+    only when it exists."""
+    rules = resolve_rules(rules)
+    if os.path.isfile(spec):
+        from agents.policy import PolicyAgent  # torch is only needed for checkpoints
+
+        agent = PolicyAgent.load(spec, rules)
+        if seed is not None and hasattr(agent, "seed"):
+            agent.seed(seed)
+        return agent
+    key = spec.strip().lower()
+    if key in BASELINES:
+        return BASELINES[key](rules=rules, seed=seed)
+    raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, and not a "
+                     f"baseline name; baseline names: {', '.join(BASELINES)}")

@@ -1,0 +1,195 @@
+"""Benchmark the baseline agents against each other, and refit the expert's card model.
+
+    python benchmarks/bench_baselines.py                       # 2000 matches of 12 rounds
+    python benchmarks/bench_baselines.py --matches 500 --rounds 3 --rules ten-base
+    python benchmarks/bench_baselines.py --pairs expert:greedy --json bench.json
+    python benchmarks/bench_baselines.py --calibrate           # print refitted CARD_MODEL
+
+For each pair it prints A's match win rate and score rate (draw = 1/2) with Wilson 95%
+intervals, A's points per round, and each agent's decisions per second (time inside
+``act`` only, batched as the evaluator runs them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import AgentLike, decode
+from agents.baselines import (
+    CARD_FEATURES,
+    FIELD,
+    HAND,
+    UNSEEN,
+    ExpertAgent,
+    card_features,
+)
+from agents.evaluation import play_matches
+from agents.registry import make_agent
+from hanafuda_env import cards as C
+from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
+from hanafuda_env.observation import encode_observations
+from hanafuda_env.rules import RuleSpec, resolve_rules
+
+_U64 = np.uint64
+
+DEFAULT_PAIRS = "expert:random,expert:greedy,greedy:random"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=2000, help="matches per pair")
+    parser.add_argument("--rounds", type=int, default=12, help="rounds per match")
+    parser.add_argument("--rules", default="nintendo", help="rule preset or YAML file")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=1000, help="games stepped together")
+    parser.add_argument("--pairs", default=DEFAULT_PAIRS,
+                        help=f"comma-separated A:B pairs (default {DEFAULT_PAIRS})")
+    parser.add_argument("--json", metavar="PATH", help="also write all results as JSON")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="refit the expert's card model from self-play and print it")
+    parser.add_argument("--calibration-games", type=int, default=160)
+    parser.add_argument("--calibration-steps", type=int, default=600)
+    return parser.parse_args(argv)
+
+
+def collect_card_outcomes(agent: AgentLike, n_games: int = 256, n_steps: int = 600, seed: int = 0,
+                          rules: RuleSpec = None) -> dict[str, np.ndarray]:
+    """Self-play data for the card model: counts of final owners per card situation.
+
+    ``agent`` plays both seats; every koi-koi decision is answered with koi-koi under the
+    ``multiple_koikoi`` option, so rounds run to the last card. Whenever a player is about
+    to play, the waiting player's view of every live card is recorded; when the round ends,
+    the card's final owner (waiting player / player to move / nobody) is its label.
+    Returns aggregated cells: ``place``, ``feats`` (C, F), ``n``, ``mine``, ``theirs``.
+    """
+    rules = resolve_rules(rules).replace(multiple_koikoi=True)
+    core = KoiKoiCore(n_games, rules, seed=seed)
+    round_id = np.zeros(n_games, dtype=np.int64)
+    keys, places, feats_all = [], [], []
+    finals: dict[tuple[int, int], np.ndarray] = {}
+    for _ in range(n_steps):
+        mask = core.legal_action_mask()
+        actions = np.where(mask[:, KOIKOI], KOIKOI, agent.act(encode_observations(core), mask))
+        playing = np.flatnonzero(core.phase == PLAY)
+        if len(playing):
+            watcher = (1 - core.mover[playing]).astype(np.int64)
+            obs = encode_observations(core, seats=1 - core.mover)[playing]
+            view = decode(obs, rules)
+            place, feats, alive = card_features(view.hand, view.field, view.unseen,
+                                                view.own_hand_n)
+            live = alive & C.bits_to_bool(view.hand | view.field | view.unseen)
+            row, card = np.nonzero(live)
+            places.append(place[row, card].astype(np.int8))
+            feats_all.append(feats[row, card].astype(np.float32))
+            keys.append(np.stack([playing[row], round_id[playing[row]], watcher[row], card],
+                                 axis=1))
+        outcome = core.step(actions)
+        rounds = outcome.rounds
+        for k in range(len(rounds)):
+            g = int(rounds.game[k])
+            finals[(g, int(round_id[g]))] = rounds.piles[k]
+            round_id[g] += 1
+    key = np.concatenate(keys)
+    place = np.concatenate(places)
+    feats = np.concatenate(feats_all)
+    done = np.array([(int(g), int(r)) in finals for g, r in key[:, :2]])
+    key, place, feats = key[done], place[done], feats[done]
+    piles = np.array([finals[(int(g), int(r))] for g, r in key[:, :2]], dtype=_U64)
+    bit = C.CARD_BITS[key[:, 3]]
+    own = (piles[np.arange(len(key)), key[:, 2]] & bit) != 0
+    opp = (piles[np.arange(len(key)), 1 - key[:, 2]] & bit) != 0
+    # aggregate identical situations
+    table = np.concatenate([place[:, None].astype(np.float32), feats], axis=1)
+    cells, inverse = np.unique(table, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    count = np.bincount(inverse, minlength=len(cells)).astype(np.float64)
+    return {"place": cells[:, 0].astype(np.int64), "feats": cells[:, 1:].astype(np.float64),
+            "n": count, "mine": np.bincount(inverse, own, len(cells)).astype(np.float64),
+            "theirs": np.bincount(inverse, opp, len(cells)).astype(np.float64)}
+
+
+def fit_logistic(x: np.ndarray, n: np.ndarray, k: np.ndarray, ridge: float = 1e-3,
+                 iterations: int = 50) -> np.ndarray:
+    """Weights of a logistic regression by Newton's method: ``k`` successes of ``n`` trials
+    at each row of ``x``."""
+    w = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        grad = x.T @ (k - n * p) - ridge * w
+        hess = (x * (n * p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w += step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
+def fit_card_model(data: dict[str, np.ndarray]) -> np.ndarray:
+    """One logistic regression per place and owner: the weights ``CARD_MODEL`` holds."""
+    model = np.zeros((3, 2, len(CARD_FEATURES)))
+    for place in (HAND, FIELD, UNSEEN):
+        sel = data["place"] == place
+        for j, key in enumerate(("mine", "theirs")):
+            model[place, j] = fit_logistic(data["feats"][sel], data["n"][sel], data[key][sel])
+    return model
+
+
+def calibrate(args: argparse.Namespace) -> None:
+    """Collect self-play card outcomes with the current expert and print the fitted model
+    in the form ``agents/baselines.py`` keeps it."""
+    start = time.perf_counter()
+    data = collect_card_outcomes(ExpertAgent(args.rules, seed=args.seed),
+                                 n_games=args.calibration_games,
+                                 n_steps=args.calibration_steps, seed=args.seed)
+    model = fit_card_model(data)
+    print(f"# {int(data['n'].sum())} card situations in {len(data['n'])} cells, "
+          f"{time.perf_counter() - start:.0f} s; features: {', '.join(CARD_FEATURES)}")
+    print("CARD_MODEL = np.array([")
+    for place, name in enumerate(("hand", "field", "unseen")):
+        print(f"    [  # {name}: mine, theirs")
+        for row in model[place]:
+            print("        [" + ", ".join(f"{v:.2f}" for v in row) + "],")
+        print("    ],")
+    print("])")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.calibrate:
+        calibrate(args)
+        return 0
+    rules = resolve_rules(args.rules).replace(rounds=args.rounds)
+    results = []
+    print(f"{args.matches} matches of {args.rounds} rounds per pair, rules {args.rules}, "
+          f"seed {args.seed}")
+    print(f"{'A':>8s} {'B':>8s} {'A win rate [95% CI]':>24s} {'A score rate [95% CI]':>24s} "
+          f"{'A pts/round':>12s} {'A moves/s':>10s} {'B moves/s':>10s} {'time':>6s}")
+    for pair in args.pairs.split(","):
+        name_a, name_b = pair.split(":")
+        agent_a = make_agent(name_a, rules, seed=args.seed + 1)
+        agent_b = make_agent(name_b, rules, seed=args.seed + 2)
+        start = time.perf_counter()
+        result = play_matches(agent_a, agent_b, args.matches, rules, args.seed, args.batch)
+        seconds = time.perf_counter() - start
+        result["seconds"] = seconds
+        results.append(result)
+        win, score, ppr = result["win_rate"], result["score_rate"], result["points_per_round"]
+        speeds = [result[s]["moves_per_second"] or float("nan") for s in ("a", "b")]
+        print(f"{name_a:>8s} {name_b:>8s} "
+              f"{win['value']:8.3f} [{win['low']:.3f},{win['high']:.3f}] "
+              f"{score['value']:8.3f} [{score['low']:.3f},{score['high']:.3f}] "
+              f"{ppr['mean']:12.2f} {speeds[0]:10.0f} {speeds[1]:10.0f} {seconds:5.0f}s",
+              flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    return 0 if np.isfinite([r["win_rate"]["value"] for r in results]).all() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

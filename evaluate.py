@@ -1,0 +1,166 @@
+"""Evaluate agents against each other on the batched Koi-Koi core.
+
+Head to head::
+
+    python evaluate.py expert greedy --matches 1000 --rules nintendo --seed 0 --json out.json
+
+League (every pair plays; Elo ratings fitted from the pairwise results)::
+
+    python evaluate.py --league random greedy expert runs/ppo/best.pt --matches 200
+
+An agent is a baseline name (random, greedy, expert) or a checkpoint path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.evaluation import play_matches, round_robin
+from agents.registry import BASELINES, make_agent
+from hanafuda_env.rules import RuleError, resolve_rules
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Play Koi-Koi matches between agents and report win rates, points, "
+                    "koi-koi and yaku statistics (or a league with Elo ratings).",
+        epilog=f"Agents: a baseline name ({', '.join(BASELINES)}) or a checkpoint path.")
+    parser.add_argument("agents", nargs="*", metavar="AGENT",
+                        help="two agents for a head-to-head evaluation")
+    parser.add_argument("--league", nargs="+", metavar="AGENT",
+                        help="play a round robin between these agents instead")
+    parser.add_argument("--matches", type=int, default=200,
+                        help="matches per pairing (default 200)")
+    parser.add_argument("--rules", default="nintendo",
+                        help="rule preset (nintendo, ten-base) or a YAML rule file")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds per match (overrides the rule set: 3, 6, 12 ...)")
+    parser.add_argument("--seed", type=int, default=0, help="deal and agent seed")
+    parser.add_argument("--batch", type=int, default=1024, help="games stepped together")
+    parser.add_argument("--json", metavar="PATH", help="write the full results as JSON here")
+    args = parser.parse_args(argv)
+    if args.league and args.agents:
+        parser.error("give either two agents or --league, not both")
+    if not args.league and len(args.agents) != 2:
+        parser.error(f"give exactly two agents (got {len(args.agents)}) or --league A B ...")
+    if args.league and len(args.league) < 2:
+        parser.error("--league needs at least two agents")
+    if args.matches < 1:
+        parser.error("--matches must be at least 1")
+    return args
+
+
+def write_json_atomic(path: str | Path, payload: Any) -> None:
+    """Write to a temporary file in the same folder, then rename over the target: a reader
+    never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle, indent=2, sort_keys=False)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _interval(stat: dict[str, float], key: str = "value", digits: int = 3) -> str:
+    return f"{stat[key]:.{digits}f} [{stat['low']:.{digits}f}, {stat['high']:.{digits}f}]"
+
+
+def format_head_to_head(result: dict[str, Any]) -> str:
+    a, b = result["a"], result["b"]
+    lines = [
+        f"{result['agent_a']} vs {result['agent_b']} — {result['matches']} matches of "
+        f"{result['rounds_per_match']} rounds, rules {result['rules']}, seed {result['seed']}",
+        f"  A wins / draws / losses : {result['wins']} / {result['draws']} / {result['losses']}",
+        f"  A win rate (95% CI)     : {_interval(result['win_rate'])}",
+        f"  A score rate (draw=1/2) : {_interval(result['score_rate'])}",
+        f"  A points per match      : {_interval(result['points_per_match'], 'mean', 2)}",
+        f"  A points per round      : {_interval(result['points_per_round'], 'mean', 2)}",
+        f"  rounds played           : {result['rounds']}  "
+        + ", ".join(f"{k} {v}" for k, v in result["round_ends"].items()),
+        "",
+        f"  {'':22s}{a['name'][:18]:>18s}{b['name'][:18]:>18s}",
+    ]
+
+    def row(label: str, fa: Any, fb: Any) -> str:
+        return f"  {label:22s}{fa:>18s}{fb:>18s}"
+
+    def rate(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    ka, kb = a["koikoi"], b["koikoi"]
+    lines += [
+        row("rounds won", str(a["rounds_won"]), str(b["rounds_won"])),
+        row("koi-koi decisions", str(ka["decisions"]), str(kb["decisions"])),
+        row("koi-koi call rate", rate(ka["call_rate"]), rate(kb["call_rate"])),
+        row("koi-koi paid off", rate(ka["paid_off_rate"]), rate(kb["paid_off_rate"])),
+        row("moves per second", "-" if a["moves_per_second"] is None
+            else f"{a['moves_per_second']:.0f}",
+            "-" if b["moves_per_second"] is None else f"{b['moves_per_second']:.0f}"),
+        "  yaku per round:",
+    ]
+    names = sorted(set(a["yaku_per_round"]) | set(b["yaku_per_round"]))
+    for name in names:
+        lines.append(row(f"  {name}", f"{a['yaku_per_round'].get(name, 0.0):.3f}",
+                         f"{b['yaku_per_round'].get(name, 0.0):.3f}"))
+    return "\n".join(lines)
+
+
+def format_league(result: dict[str, Any]) -> str:
+    names = result["agents"]
+    width = max(10, *(len(n) + 2 for n in names))
+    lines = [f"League — {result['matches_per_pair']} matches per pair, rules {result['rules']}"
+             f", seed {result['seed']}", "  score rate of the row agent against the column:",
+             "  " + " " * width + "".join(f"{n[:width - 1]:>{width}s}" for n in names)]
+    for name in names:
+        cells = []
+        for other in names:
+            value = result["score_table"][name][other]
+            cells.append(f"{'-' if value is None else f'{value:.3f}':>{width}s}")
+        lines.append(f"  {name:<{width}s}" + "".join(cells))
+    lines.append(f"  Elo ({result['elo_anchor']}):")
+    for name, rating in sorted(result["elo"].items(), key=lambda kv: -kv[1]):
+        lines.append(f"    {name:<{width}s}{rating:8.1f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        rules = resolve_rules(args.rules)
+        if args.rounds is not None:
+            rules = rules.replace(rounds=args.rounds)
+        specs = args.league or args.agents
+        agents = [make_agent(spec, rules, seed=args.seed + i) for i, spec in enumerate(specs)]
+    except (RuleError, ValueError, OSError) as error:
+        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    if args.league:
+        result = round_robin(agents, args.matches, rules, args.seed, args.batch)
+        text = format_league(result)
+    else:
+        result = play_matches(agents[0], agents[1], args.matches, rules, args.seed, args.batch)
+        text = format_head_to_head(result)
+    result["seconds"] = time.perf_counter() - start
+    print(text)
+    print(f"  ({result['seconds']:.1f} s)")
+    if args.json:
+        write_json_atomic(args.json, result)
+        print(f"  results written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

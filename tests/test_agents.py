@@ -1,0 +1,343 @@
+"""Baseline agents, the batched evaluator, the Elo fit and the evaluate.py command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.base import AgentLike, decode
+from agents.baselines import ExpertAgent, GreedyAgent, RandomAgent, card_chances
+from agents.evaluation import fit_elo, play_matches, round_robin, wilson_interval
+from agents.registry import BASELINES, make_agent
+from hanafuda_env import cards as C
+from hanafuda_env.core import (
+    CHOOSE_DRAWN,
+    CHOOSE_PLAYED,
+    DECIDE,
+    KOIKOI,
+    NUM_ACTIONS,
+    PLAY,
+    STOP,
+    KoiKoiCore,
+)
+from hanafuda_env.observation import BLOCK, OBS_DIM, SCALAR_INDEX, encode_observations
+from hanafuda_env.rules import resolve_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = (RandomAgent, GreedyAgent, ExpertAgent)
+SHORT = resolve_rules("nintendo").replace(rounds=3)
+
+
+def make_obs(hand=(), field=(), own=(), opp=(), pending=-1, phase=PLAY, opp_hand_n=None,
+             stock_left=None, own_total=0, opp_total=0, own_called=False, opp_called=False,
+             dealer=True, rounds_left=12, rounds=12, score_diff=0.0, unit=1):
+    """One observation vector built by hand, with the encoder's layout and scaling."""
+    obs = np.zeros((1, OBS_DIM), dtype=np.float32)
+    sets = {"hand": C.mask_of(hand), "field": C.mask_of(field), "own_pile": C.mask_of(own),
+            "opp_pile": C.mask_of(opp), "pending": C.mask_of([pending] if pending >= 0 else [])}
+    seen = 0
+    for name, bits in sets.items():
+        obs[0, BLOCK[name]] = C.bits_to_bool(np.array([bits], dtype=np.uint64))[0]
+        seen |= bits
+    unseen = C.ALL_CARDS & ~seen
+    obs[0, BLOCK["unseen"]] = C.bits_to_bool(np.array([unseen], dtype=np.uint64))[0]
+    obs[0, BLOCK["phase"].start + phase] = 1.0
+    opp_hand_n = len(hand) if opp_hand_n is None else opp_hand_n
+    if stock_left is None:
+        stock_left = min(24, unseen.bit_count() - opp_hand_n)
+    scale = 10.0 * unit
+    values = {"stock_left": stock_left / 24, "own_hand_size": len(hand) / 8,
+              "opp_hand_size": opp_hand_n / 8, "own_called_koikoi": float(own_called),
+              "opp_called_koikoi": float(opp_called), "own_yaku_total": own_total / scale,
+              "opp_yaku_total": opp_total / scale, "is_dealer": float(dealer),
+              "round_progress": (rounds - rounds_left) / rounds,
+              "rounds_left": rounds_left / rounds,
+              "score_diff": score_diff / scale}
+    for name, value in values.items():
+        obs[0, SCALAR_INDEX[name]] = value
+    return obs
+
+
+def mask_for(actions) -> np.ndarray:
+    mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
+    mask[0, list(actions)] = True
+    return mask
+
+
+# ------------------------------------------------------------------ legality
+@pytest.mark.parametrize("rules", ["nintendo", "ten-base"])
+def test_agents_only_choose_legal_actions_in_every_phase(rules):
+    core = KoiKoiCore(64, rules, seed=11)
+    agents = [cls(rules, seed=i) for i, cls in enumerate(AGENTS)]
+    phases_seen = set()
+    for step in range(220):
+        obs, mask = encode_observations(core), core.legal_action_mask()
+        phases_seen.update(np.unique(core.phase).tolist())
+        chosen = []
+        for agent in agents:
+            actions = agent.act(obs, mask)
+            assert actions.shape == (core.n_games,) and actions.dtype == np.int64
+            assert mask[np.arange(core.n_games), actions].all(), agent.name
+            chosen.append(actions)
+        core.step(chosen[step % len(agents)])  # each agent steers the games in turn
+    assert phases_seen == {PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE}
+
+
+def test_agents_follow_the_protocol_and_check_inputs():
+    for cls in AGENTS:
+        agent = cls()
+        assert isinstance(agent, AgentLike) and agent.name in BASELINES
+        assert agent.act(np.zeros((0, OBS_DIM), np.float32), np.zeros((0, 98), bool)).shape == (0,)
+        with pytest.raises(ValueError, match="obs must have shape"):
+            agent.act(np.zeros((2, OBS_DIM - 1), np.float32), np.ones((2, 98), bool))
+        with pytest.raises(ValueError, match="allows no action"):
+            agent.act(np.zeros((1, OBS_DIM), np.float32), np.zeros((1, 98), bool))
+
+
+def test_random_agent_is_seeded_and_spreads_over_legal_actions():
+    obs = np.repeat(make_obs(hand=(2, 6, 14, 18), field=(0,)), 4000, axis=0)
+    mask = np.repeat(mask_for((2, 6, 14, 18)), 4000, axis=0)
+    a, b = RandomAgent(seed=3), RandomAgent(seed=3)
+    first = a.act(obs, mask)
+    assert (first == b.act(obs, mask)).all()
+    counts = np.bincount(first, minlength=98)[[2, 6, 14, 18]]
+    assert counts.sum() == 4000 and counts.min() > 850  # about 1000 each
+
+
+def test_decode_reads_back_a_real_observation():
+    core = KoiKoiCore(8, "ten-base", seed=5)
+    for _ in range(9):
+        core.step(core.sample_legal_actions(np.random.default_rng(0)))
+    view = decode(encode_observations(core), core.rules)
+    mover = core.mover
+    assert (view.hand == core.hands[np.arange(8), mover]).all()
+    assert (view.own_pile == core.piles[np.arange(8), mover]).all()
+    assert (view.own_total == core.yaku_total[np.arange(8), mover]).all()
+    assert (view.opp_hand_n == np.bitwise_count(core.hands[np.arange(8), 1 - mover])).all()
+
+
+# ------------------------------------------------------------------ greedy
+def test_greedy_takes_the_most_valuable_capture_in_a_real_game():
+    dealer_hand = [2, 6, 14, 18, 22, 26, 30, 46]  # chaff of eight months
+    field = [0, 7, 11, 35, 39, 43, 47, 27]  # the crane matches the pine chaff
+    other = [1, 4, 8, 12, 16, 20, 24, 28]  # one card of each of eight months: no hand yaku
+    stock = [c for c in range(48) if c not in dealer_hand + field + other]
+    core = KoiKoiCore(1, "nintendo", seed=0)
+    core.reset(seed=0, options={"deck": dealer_hand + other + field + stock, "dealer": 0})
+    action = GreedyAgent(seed=0).act(encode_observations(core), core.legal_action_mask())
+    assert action[0] == 2  # pine chaff takes the crane (20 + 1), not a chaff pair (2)
+
+
+def test_greedy_picks_the_better_field_card_and_always_stops():
+    obs = make_obs(hand=(2, 3), field=(8, 10, 20), pending=9, phase=CHOOSE_PLAYED)
+    assert GreedyAgent().act(obs, mask_for((48 + 8, 48 + 10)))[0] == 48 + 8  # the curtain
+    deciding = make_obs(hand=(2,), own=(8, 32), own_total=5, phase=DECIDE)
+    assert GreedyAgent().act(deciding, mask_for((STOP, KOIKOI)))[0] == STOP
+
+
+# ------------------------------------------------------------------ expert
+def test_expert_completes_a_yaku_over_a_richer_capture():
+    # own pile: curtain; field: sake cup, crane, phoenix. Taking the sake cup makes
+    # hanami-zake (5 points); a greedy player takes a bright instead.
+    hand, field = (33, 2, 46, 14), (32, 0, 44, 25)
+    obs = make_obs(hand=hand, field=field, own=(8, 10), opp=(4, 6))
+    legal = mask_for(hand)
+    assert ExpertAgent(seed=0).act(obs, legal)[0] == 33
+    assert GreedyAgent(seed=0).act(obs, legal)[0] in (2, 46)
+
+
+def test_expert_takes_the_card_the_opponent_needs():
+    # the opponent holds two red poetry ribbons; the third lies on the field next to a
+    # chaff pair worth the same card points to a greedy player
+    hand, field = (10, 47, 15, 23), (9, 45, 27, 31)
+    obs = make_obs(hand=hand, field=field, own=(4, 6), opp=(1, 5, 2, 7))
+    assert ExpertAgent(seed=0).act(obs, mask_for(hand))[0] == 10
+
+
+def test_expert_stops_when_stopping_wins_the_match():
+    # last round, level scores: a 5-point stop wins the match; koi-koi could only lose it
+    obs = make_obs(hand=(2, 14, 26), own=(8, 32, 10), opp=(1, 5, 4, 6), field=(9, 30),
+                   own_total=5, phase=DECIDE, rounds_left=1)
+    assert ExpertAgent().act(obs, mask_for((STOP, KOIKOI)))[0] == STOP
+
+
+def test_expert_stops_on_a_doubled_score_with_the_opponent_close():
+    # first round of 12: 7 points (doubled to 14), few cards left and the opponent one
+    # card from akatan with that card on the field
+    obs = make_obs(hand=(14, 26), own=(0, 8, 28, 29, 30, 31), opp=(1, 5, 2, 6, 20),
+                   field=(9, 38), own_total=7, phase=DECIDE, rounds_left=12)
+    assert ExpertAgent().act(obs, mask_for((STOP, KOIKOI)))[0] == STOP
+
+
+def test_expert_calls_koikoi_when_a_stop_cannot_save_the_match():
+    # last round, 20 points behind: stopping for 5 loses the match for sure
+    obs = make_obs(hand=(2, 14, 26, 35, 39), own=(8, 32, 10), opp=(4, 6), field=(9, 30, 1),
+                   own_total=5, phase=DECIDE, rounds_left=1, score_diff=-20)
+    assert ExpertAgent().act(obs, mask_for((STOP, KOIKOI)))[0] == KOIKOI
+
+
+def test_card_chances_are_probabilities_and_dead_cards_are_nobodys():
+    # all of pine except the crane is in piles: the crane (in hand) can never be captured
+    hand = np.array([C.mask_of([0, 4, 8])], dtype=np.uint64)
+    field = np.array([C.mask_of([5, 9])], dtype=np.uint64)
+    seen = C.mask_of([0, 4, 8, 5, 9, 1, 2, 3])
+    unseen = np.array([C.ALL_CARDS & ~seen], dtype=np.uint64)
+    mine, theirs = card_chances(hand, field, unseen, np.array([3]))
+    assert ((mine >= 0) & (theirs >= 0) & (mine + theirs <= 1 + 1e-12)).all()
+    assert mine[0, 0] == 0 and theirs[0, 0] == 0
+    assert mine[0, 5] > theirs[0, 5]  # a field card my hand can take next turn
+    assert (mine[0, [1, 2, 3]] == 0).all()  # cards in piles are left to the caller
+
+
+@pytest.mark.parametrize("rules", ["nintendo", "ten-base"])
+def test_expert_beats_random_and_greedy(rules):
+    rules = resolve_rules(rules).replace(rounds=3)
+    expert = ExpertAgent(rules, seed=1)
+    vs_random = play_matches(expert, RandomAgent(rules, seed=2), 200, rules, seed=3)
+    vs_greedy = play_matches(expert, GreedyAgent(rules, seed=2), 400, rules, seed=4)
+    assert vs_random["score_rate"]["low"] > 0.75, vs_random["score_rate"]
+    assert vs_greedy["score_rate"]["low"] > 0.55, vs_greedy["score_rate"]
+    assert vs_greedy["points_per_round"]["low"] > 0
+
+
+# ------------------------------------------------------------------ evaluation
+def test_play_matches_counts_are_consistent_and_balanced():
+    result = play_matches(GreedyAgent(SHORT, seed=0), RandomAgent(SHORT, seed=1), 11, SHORT,
+                          seed=7, batch=4)
+    assert result["wins"] + result["draws"] + result["losses"] == result["matches"] == 11
+    assert result["seats"] == {"a_at_seat_0": 6, "a_at_seat_1": 5, "a_deals_first": 5}
+    assert result["rounds"] == 33  # every match has exactly three rounds
+    per_match, per_round = result["points_per_match"], result["points_per_round"]
+    assert per_match["n"] == 11 and per_round["n"] == 33
+    assert per_match["mean"] * 11 == pytest.approx(per_round["mean"] * 33)
+    assert sum(result["round_ends"].values()) == 33
+    a, b = result["a"], result["b"]
+    assert a["rounds_won"] + b["rounds_won"] <= 33
+    assert a["koikoi"]["calls"] == 0  # greedy always stops
+    assert b["koikoi"]["paid_off"] <= b["koikoi"]["rounds_called"] <= b["koikoi"]["calls"]
+    assert sum(a["yaku"].values()) >= a["rounds_won"]  # no-game rule: a win needs yaku
+    json.dumps(result)  # plain Python all the way down
+
+
+def test_one_round_matches_that_end_at_the_deal_are_counted():
+    # with one round per match every hand yaku ends a match inside KoiKoiCore.reset
+    rules = resolve_rules("nintendo").replace(rounds=1)
+    result = play_matches(RandomAgent(rules, seed=0), RandomAgent(rules, seed=1), 300, rules,
+                          seed=0)
+    assert result["round_ends"]["hand-yaku"] > 0
+    assert result["rounds"] == 300
+    assert result["wins"] + result["draws"] + result["losses"] == 300
+    assert result["draws"] == result["round_ends"].get("no-game", 0)
+
+
+def test_play_matches_is_reproducible():
+    first = play_matches(ExpertAgent(SHORT, seed=0), GreedyAgent(SHORT, seed=0), 8, SHORT, 5)
+    again = play_matches(ExpertAgent(SHORT, seed=0), GreedyAgent(SHORT, seed=0), 8, SHORT, 5)
+    untimed = ("wins", "draws", "losses", "points_per_match", "points_per_round", "round_ends")
+    assert {k: first[k] for k in untimed} == {k: again[k] for k in untimed}
+    for side in ("a", "b"):
+        for key in ("koikoi", "yaku", "moves", "rounds_won"):
+            assert first[side][key] == again[side][key]
+    other = play_matches(ExpertAgent(SHORT, seed=0), GreedyAgent(SHORT, seed=0), 8, SHORT, 6)
+    assert other["points_per_round"] != first["points_per_round"]  # the seed matters
+
+
+def test_play_matches_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="n_matches"):
+        play_matches(RandomAgent(), RandomAgent(), 0)
+
+
+def test_wilson_interval_matches_known_values():
+    # 8 of 10: the Wilson 95% interval is about [0.490, 0.943]
+    w = wilson_interval(8, 10)
+    assert w["value"] == 0.8
+    assert w["low"] == pytest.approx(0.490, abs=1e-3) and w["high"] == pytest.approx(0.943,
+                                                                                      abs=1e-3)
+
+
+def test_elo_orders_a_synthetic_league_and_recovers_a_known_gap():
+    names = ["random", "weak", "strong"]
+    games = np.full((3, 3), 1000.0)
+    np.fill_diagonal(games, 0)
+    rate = np.array([[0, 0.3, 0.05], [0.7, 0, 0.2], [0.95, 0.8, 0]])
+    elo = fit_elo(names, rate * games, games)
+    assert elo["random"] == pytest.approx(1000.0)
+    assert elo["strong"] > elo["weak"] > elo["random"]
+    pair = fit_elo(["a", "b"], np.array([[0, 760.0], [240.0, 0]]), np.full((2, 2), 1000.0))
+    assert pair["a"] - pair["b"] == pytest.approx(400 * np.log10(760.5 / 240.5), abs=0.5)
+    assert sum(pair.values()) / 2 == pytest.approx(1500.0)
+    even = fit_elo(["x", "y", "z"], games / 2, games)
+    assert max(even.values()) - min(even.values()) < 1e-6
+
+
+def test_round_robin_gives_a_table_and_finite_ratings():
+    agents = [RandomAgent(SHORT, seed=0), GreedyAgent(SHORT, seed=1), GreedyAgent(SHORT, seed=2)]
+    league = round_robin(agents, 6, SHORT, seed=1)
+    assert league["agents"] == ["random", "greedy", "greedy#2"]
+    table = league["score_table"]
+    for a in league["agents"]:
+        for b in league["agents"]:
+            if a != b:
+                assert table[a][b] + table[b][a] == pytest.approx(1.0)
+    assert league["elo"]["random"] == 1000.0 and all(np.isfinite(list(league["elo"].values())))
+    assert len(league["pairs"]) == 3
+    json.dumps(league)
+
+
+# ------------------------------------------------------------------ registry and CLI
+def test_make_agent_builds_baselines_and_rejects_unknown_names():
+    for name in BASELINES:
+        assert make_agent(name.upper(), "ten-base").name == name
+    with pytest.raises(ValueError, match="random, greedy, expert"):
+        make_agent("alphago")
+
+
+def test_make_agent_loads_an_existing_file_as_a_policy(tmp_path, monkeypatch):
+    calls = []
+
+    class FakePolicy:
+        @classmethod
+        def load(cls, path, rules):
+            calls.append((path, rules.name))
+            return types.SimpleNamespace(name="fake", act=None)
+
+    monkeypatch.setitem(sys.modules, "agents.policy", types.SimpleNamespace(PolicyAgent=FakePolicy))
+    checkpoint = tmp_path / "expert"  # a file named like a baseline is still a checkpoint
+    checkpoint.write_bytes(b"weights")
+    assert make_agent(str(checkpoint), "ten-base").name == "fake"
+    assert calls == [(str(checkpoint), "ten-base")]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_evaluate_cli_head_to_head_and_league_write_json(tmp_path):
+    out = tmp_path / "sub" / "result.json"
+    done = run_cli("greedy", "random", "--matches", "6", "--rounds", "3", "--seed", "2",
+                   "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "win rate" in done.stdout
+    result = json.loads(out.read_text())
+    assert result["wins"] + result["draws"] + result["losses"] == 6
+    assert result["rounds_per_match"] == 3 and result["agent_a"] == "greedy"
+    assert not list(out.parent.glob("*.tmp"))
+    league_out = tmp_path / "league.json"
+    done = run_cli("--league", "random", "greedy", "--matches", "4", "--rounds", "3",
+                   "--json", str(league_out))
+    assert done.returncode == 0, done.stderr
+    league = json.loads(league_out.read_text())
+    assert set(league["elo"]) == {"random", "greedy"} and league["elo"]["random"] == 1000.0
+
+
+def test_evaluate_cli_reports_bad_agents_and_arguments():
+    done = run_cli("greedy", "nobody")
+    assert done.returncode == 2 and "random, greedy, expert" in done.stderr
+    assert run_cli("greedy").returncode == 2
