@@ -417,7 +417,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         os.replace(run_dir / "config.yaml.tmp", run_dir / "config.yaml")
     writer = SummaryWriter(str(run_dir))
     if not trainer.warm_started:
-        warm_start(trainer, writer)
+        warm_start(trainer, writer, tqdm)
     bar = tqdm(total=trainer.n_updates * trainer.batch_steps, initial=trainer.global_step,
                unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True)
     metrics: dict[str, float] = {}
@@ -454,7 +454,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     return {"run_dir": str(run_dir), **metrics}
 
 
-def warm_start(trainer: Trainer, writer) -> None:
+def warm_start(trainer: Trainer, writer, progress) -> None:
     """Clone the teacher's play (see ``imitation``) on games separate from training's."""
     from .imitation import clone_step, collect_teacher_games
     from .registry import make_agent
@@ -466,6 +466,8 @@ def warm_start(trainer: Trainer, writer) -> None:
     env.reset()
     trainer.optimizer.param_groups[0]["lr"] = cfg.warmstart_learning_rate
     done = 0
+    bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
+                   disable=not cfg.progress_bar, dynamic_ncols=True)
     while done < cfg.warmstart_decisions:
         data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale)
         stats = clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
@@ -474,6 +476,9 @@ def warm_start(trainer: Trainer, writer) -> None:
         done += trainer.batch_steps
         for key, value in stats.items():
             writer.add_scalar(key, value, done)
+        bar.update(trainer.batch_steps)
+        bar.set_postfix_str(f"accuracy={stats['imitation/accuracy']:.2f}")
+    bar.close()
     trainer.optimizer.param_groups[0]["lr"] = cfg.learning_rate
     trainer.warm_started = True
 
