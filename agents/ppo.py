@@ -209,6 +209,7 @@ class Trainer:
             "reward": np.zeros((*shape, 2), dtype=np.float32),
             "done": np.zeros(shape, dtype=bool),
         }
+        self.pool.reseed(cfg.seed * 100_003 + self.update)
         stats = {"learner_points": [], "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
                  "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
                  "learner_rounds_won": 0, "pool_points": []}
@@ -387,9 +388,13 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None
-          ) -> dict[str, Any]:
-    """Run (or continue) a training run; returns the last logged metrics."""
+def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None,
+          stop_after: int | None = None) -> dict[str, Any]:
+    """Run (or continue) a training run; returns the last logged metrics.
+
+    ``stop_after`` ends this call after that many updates (saving a checkpoint), as an
+    interruption would; ``resume`` then continues exactly where it stopped.
+    """
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
@@ -422,7 +427,9 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
                unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True)
     metrics: dict[str, float] = {}
     eval_note = ""
-    while trainer.update < trainer.n_updates:
+    last_update = trainer.n_updates if stop_after is None else min(
+        trainer.n_updates, trainer.update + stop_after)
+    while trainer.update < last_update:
         started = time.perf_counter()
         buf, stats = trainer.collect()
         metrics = trainer.learn(buf)
@@ -443,7 +450,8 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         for key, value in metrics.items():
             writer.add_scalar(key, value, trainer.global_step)
         trainer.history.append({"step": trainer.global_step, **metrics})
-        if trainer.update % cfg.checkpoint_interval == 0 or trainer.update == trainer.n_updates:
+        if (trainer.update % cfg.checkpoint_interval == 0
+                or trainer.update in (trainer.n_updates, last_update)):
             trainer.save()
         bar.update(trainer.batch_steps)
         bar.set_postfix_str(f"SPS={sps:,.0f} win={metrics['charts/round_win_rate']:.2f} "

@@ -75,6 +75,14 @@ class OpponentPool:
                                                   seed=1000 + index)
         return self._agents[index]
 
+    def reseed(self, seed: int) -> None:
+        """Seed every opponent's own randomness from ``seed`` (called once per rollout, so a
+        resumed run draws exactly what an uninterrupted one would)."""
+        for index in range(len(self.entries)):
+            agent = self.agent(index)
+            if hasattr(agent, "seed"):
+                agent.seed(seed * 7919 + index)
+
     def sample(self, n: int, rng: np.random.Generator, self_play_fraction: float
                ) -> np.ndarray:
         """Opponent ids for ``n`` games: SELF with the given probability, else PFSP."""

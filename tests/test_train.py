@@ -1,0 +1,123 @@
+"""The training CLI end to end: smoke run, resume, reproducibility, learning, errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+import train
+from agents.evaluation import play_matches
+from agents.policy import PolicyAgent, load_checkpoint
+from agents.ppo import PPOConfig
+from agents.ppo import train as run_training
+from agents.registry import make_agent
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = ROOT / "configs" / "smoke.yaml"
+
+
+def _events(run_dir: Path) -> list[Path]:
+    return list(run_dir.glob("events.out.tfevents.*"))
+
+
+def _scalar_tags(run_dir: Path) -> set[str]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    accumulator = EventAccumulator(str(run_dir))
+    accumulator.Reload()
+    return set(accumulator.Tags()["scalars"])
+
+
+def test_smoke_run_writes_config_events_and_checkpoints_then_resumes(tmp_path) -> None:
+    run_dir = tmp_path / "run"
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(run_dir),
+                       "total_decisions=2048"]) == 0
+    saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert saved["total_decisions"] == 2048 and saved["resolved_rules"]["name"] == "nintendo"
+    assert _events(run_dir)
+    tags = _scalar_tags(run_dir)
+    for tag in ("charts/SPS", "losses/policy_loss", "losses/value_loss", "losses/entropy",
+                "losses/approx_kl", "losses/clipfrac", "losses/explained_variance",
+                "charts/learning_rate", "koikoi/call_rate", "koikoi/paid_off_rate",
+                "elo/learner", "eval/win_rate_vs_random", "eval/points_per_round_vs_random"):
+        assert tag in tags, tag
+    first = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    assert first["update"] == 2
+    assert not list((run_dir / "checkpoints").glob("*.tmp"))
+
+    assert train.main(["--config", str(SMOKE), "--resume", str(run_dir),
+                       "total_decisions=4096"]) == 0
+    resumed = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    assert resumed["update"] == 4 and resumed["global_step"] == 4096
+    assert len(resumed["history"]) == 4
+
+
+def test_resumed_run_equals_uninterrupted_run(tmp_path) -> None:
+    overrides = {"total_decisions": 4096, "eval_interval": 0, "warmstart_decisions": 1024}
+    cfg = PPOConfig.from_dict({**yaml.safe_load(SMOKE.read_text()), **overrides})
+    run_training(cfg, run_dir=tmp_path / "straight")
+    run_training(cfg, run_dir=tmp_path / "split", stop_after=1)
+    assert load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")["update"] == 1
+    run_training(cfg, resume=tmp_path / "split")
+    a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")
+    b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")
+    for name, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][name]), name
+
+
+def test_same_seed_gives_the_same_run(tmp_path) -> None:
+    base = {**yaml.safe_load(SMOKE.read_text()), "total_decisions": 2048, "eval_interval": 0}
+    for name in ("a", "b"):
+        run_training(PPOConfig.from_dict(base), run_dir=tmp_path / name)
+    other = {**base, "seed": 2}
+    run_training(PPOConfig.from_dict(other), run_dir=tmp_path / "c")
+    weights = {n: load_checkpoint(tmp_path / n / "checkpoints" / "latest.pt")["model"]
+               for n in "abc"}
+    assert all(torch.equal(weights["a"][k], weights["b"][k]) for k in weights["a"])
+    assert not all(torch.equal(weights["a"][k], weights["c"][k]) for k in weights["a"])
+
+
+def test_ppo_from_scratch_beats_random_after_a_small_budget(tmp_path) -> None:
+    cfg = PPOConfig(seed=3, total_decisions=240_000, n_envs=64, n_steps=64, hidden=64,
+                    learning_rate=1e-3, baselines=["random"], self_play_fraction=0.0,
+                    eval_interval=0, snapshot_interval=1000, checkpoint_interval=1000,
+                    progress_bar=False)
+    run_training(cfg, run_dir=tmp_path / "run")
+    agent = PolicyAgent.load(tmp_path / "run" / "checkpoints" / "latest.pt")
+    result = play_matches(agent, make_agent("random", "nintendo", seed=0), 400,
+                          rules={"rounds": 3}, seed=11)
+    assert result["win_rate"]["low"] > 0.5, result["win_rate"]
+    assert result["points_per_round"]["mean"] > 0.5, result["points_per_round"]
+
+
+def test_cli_reports_bad_config_keys_rules_and_checkpoints(tmp_path, capsys) -> None:
+    assert train.main(["--config", str(SMOKE), "learning_rat=0.1"]) == 2
+    assert "unknown config key" in capsys.readouterr().err
+    assert train.main(["--config", str(SMOKE), "rules=hanafuda-classic"]) == 2
+    assert "unknown rule preset" in capsys.readouterr().err
+    broken = tmp_path / "broken"
+    (broken / "checkpoints").mkdir(parents=True)
+    (broken / "checkpoints" / "latest.pt").write_bytes(b"\x00garbage")
+    assert train.main(["--config", str(SMOKE), "--resume", str(broken)]) == 2
+    assert "corrupt" in capsys.readouterr().err
+
+
+def test_train_script_runs_as_a_program(tmp_path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "--config", str(SMOKE), "--run-dir",
+         str(tmp_path / "cli"), "total_decisions=1024", "eval_interval=0"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "run folder" in result.stdout
+    assert (tmp_path / "cli" / "checkpoints" / "latest.pt").is_file()
+
+
+@pytest.mark.parametrize("bad", ["n_envs=0", "episode=season", "self_play_fraction=2"])
+def test_bad_values_are_rejected_before_training(bad, capsys) -> None:
+    assert train.main(["--config", str(SMOKE), bad]) == 2
+    assert bad.split("=")[0] in capsys.readouterr().err
