@@ -141,7 +141,7 @@ class KoiKoiCore:
 
     _STATE = ("hands", "field", "piles", "stock", "stock_pos", "dealer", "mover", "phase",
               "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score",
-              "seeds", "deal_count")
+              "points_won", "seeds", "deal_count")
 
     def __init__(self, n_games: int, rules: RuleSpec = None, seed: int | None = None):
         if n_games < 1:
@@ -165,7 +165,8 @@ class KoiKoiCore:
         self.yaku_total = np.zeros((b, 2), dtype=np.int32)  # at the end of each seat's last turn
         self.turn = np.zeros(b, dtype=np.int16)  # turns completed this round
         self.round_index = np.zeros(b, dtype=np.int16)
-        self.match_score = np.zeros((b, 2), dtype=np.int32)
+        self.match_score = np.zeros((b, 2), dtype=np.int32)  # zero-sum: sum of round rewards
+        self.points_won = np.zeros((b, 2), dtype=np.int32)  # points each seat scored (target)
         self.seeds = np.zeros(b, dtype=_U64)
         self.deal_count = np.zeros(b, dtype=_U64)
         self.reset(seed=seed)
@@ -196,17 +197,18 @@ class KoiKoiCore:
         deck = None
         if options.get("deck") is not None:
             deck = self._check_deck(options["deck"])
-        self.seeds[:] = seeds
-        self.deal_count[:] = 0
-        self.match_score[:] = 0
-        self.round_index[:] = 0
+        dealer = None
         if options.get("dealer") is not None:
             dealer = np.broadcast_to(np.asarray(options["dealer"]), (self.n_games,))
             if not np.isin(dealer, (0, 1)).all():
                 raise ValueError(f"dealer must be 0 or 1, got {options['dealer']!r}")
-            self.dealer[:] = dealer
-        else:
-            self.dealer[:] = self._coin(self._games)
+        # Everything is checked: from here on the state changes.
+        self.seeds[:] = seeds
+        self.deal_count[:] = 0
+        self.match_score[:] = 0
+        self.points_won[:] = 0
+        self.round_index[:] = 0
+        self.dealer[:] = dealer if dealer is not None else self._coin(self._games)
         parts: list[RoundResults] = []
         self._deal(self._games, parts, [], deck=deck)
         return RoundResults.concat(parts, self.yaku_names)
@@ -507,6 +509,7 @@ class KoiKoiCore:
             self.koikoi_calls[games].astype(np.int32), reason.astype(np.int8), yaku,
             self.piles[games].copy(), self.turn[games].astype(np.int32), self.yaku_names))
         self.match_score[games] += reward
+        self.points_won[games] += np.maximum(reward, 0)
         if self.rules.next_dealer == "winner":
             self.dealer[games] = np.where(has_winner, winner, 1 - dealer)
         else:
@@ -514,7 +517,7 @@ class KoiKoiCore:
         self.round_index[games] += 1
         over = self.round_index[games] >= self.rules.rounds
         if self.rules.target_score is not None:
-            over |= (self.match_score[games] >= self.rules.target_score).any(axis=1)
+            over |= (self.points_won[games] >= self.rules.target_score).any(axis=1)
         if over.any():
             ended = games[over]
             scores = self.match_score[ended].copy()
@@ -523,6 +526,7 @@ class KoiKoiCore:
             match_parts.append(MatchResults(ended, match_winner.astype(np.int8), scores,
                                             self.round_index[ended].astype(np.int32)))
             self.match_score[ended] = 0
+            self.points_won[ended] = 0
             self.round_index[ended] = 0
             self.dealer[ended] = self._coin(ended)
         return games
@@ -570,13 +574,15 @@ class KoiKoiCore:
         missing = [name for name in self._STATE if name not in state]
         if missing:
             raise ValueError(f"core state lacks {missing}")
+        values = {}
         for name in self._STATE:
             current = getattr(self, name)
-            value = np.asarray(state[name], dtype=current.dtype)
-            if value.shape != current.shape:
-                raise ValueError(f"core state {name!r} has shape {value.shape}, "
+            values[name] = np.array(state[name], dtype=current.dtype)
+            if values[name].shape != current.shape:
+                raise ValueError(f"core state {name!r} has shape {values[name].shape}, "
                                  f"expected {current.shape}")
-            setattr(self, name, value.copy())
+        for name, value in values.items():  # all checked: now assign
+            setattr(self, name, value)
 
 
 def _place(field, pile, card, active):

@@ -253,7 +253,7 @@ class KoiKoiGame:
 
     _STATE = ("hands", "field", "piles", "stock", "stock_pos", "dealer", "mover", "phase",
               "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score",
-              "seed", "deal_count")  # as KoiKoiCore._STATE, ``seed`` for ``seeds``
+              "points_won", "seed", "deal_count")  # as KoiKoiCore._STATE (seed: seeds)
     __slots__ = ("rules", "yaku_names", "_t", "_total") + _STATE
 
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, *,
@@ -291,17 +291,16 @@ class KoiKoiGame:
         deck = None
         if options.get("deck") is not None:
             deck = self._check_deck(options["deck"])
+        dealer = options.get("dealer")
+        if dealer is not None and (np.ndim(dealer) != 0 or dealer not in (0, 1)):
+            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+        # Everything is checked: from here on the state changes.
         self.seed = gs
         self.deal_count = 0
         self.match_score = [0, 0]
+        self.points_won = [0, 0]
         self.round_index = 0
-        dealer = options.get("dealer")
-        if dealer is not None:
-            if np.ndim(dealer) != 0 or dealer not in (0, 1):
-                raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
-            self.dealer = int(dealer)
-        else:
-            self.dealer = self._coin()
+        self.dealer = int(dealer) if dealer is not None else self._coin()
         rounds: list[dict] = []
         self._deal(rounds, [], deck)
         return rounds
@@ -552,9 +551,11 @@ class KoiKoiGame:
             "koikoi_calls": list(self.koikoi_calls), "reason": K.END_NAMES[reason],
             "turns": self.turn, "yaku": yaku,
         })
-        score = self.match_score
+        score, won = self.match_score, self.points_won
         score[0] += reward[0]
         score[1] += reward[1]
+        if winner >= 0:
+            won[winner] += points
         if self.rules.next_dealer == "winner" and winner >= 0:
             self.dealer = winner
         else:
@@ -562,11 +563,12 @@ class KoiKoiGame:
         self.round_index += 1
         target = self.rules.target_score
         if self.round_index >= self.rules.rounds or (
-                target is not None and (score[0] >= target or score[1] >= target)):
+                target is not None and (won[0] >= target or won[1] >= target)):
             match_winner = 0 if score[0] > score[1] else (1 if score[1] > score[0] else -1)
             matches.append({"winner": match_winner, "scores": list(score),
                             "rounds": self.round_index})
             self.match_score = [0, 0]
+            self.points_won = [0, 0]
             self.round_index = 0
             self.dealer = self._coin()
 
@@ -578,7 +580,7 @@ class KoiKoiGame:
             self.rules, self.yaku_names, self._t, self._total)
         clone.hands, clone.piles, clone.stock = self.hands[:], self.piles[:], self.stock[:]
         clone.koikoi_calls, clone.yaku_total = self.koikoi_calls[:], self.yaku_total[:]
-        clone.match_score = self.match_score[:]
+        clone.match_score, clone.points_won = self.match_score[:], self.points_won[:]
         clone.field, clone.stock_pos, clone.dealer, clone.mover = (
             self.field, self.stock_pos, self.dealer, self.mover)
         clone.phase, clone.pending, clone.turn, clone.round_index = (

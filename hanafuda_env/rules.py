@@ -68,7 +68,7 @@ class RuleSet:
     hand_yaku: str = "teshi+kuttsuki"
     next_dealer: str = "winner"
     rounds: int = 12
-    target_score: int | None = None
+    target_score: int | None = None  # a player whose points scored reach it wins the match
     points: PointTable = field(default_factory=PointTable)
 
     def __post_init__(self) -> None:

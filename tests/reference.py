@@ -171,7 +171,8 @@ class ReferenceGame:
         self.seed = seed
         self.deal_count = 0
         self.coverage: Counter[str] = Counter()
-        self.scores = [0, 0]
+        self.scores = [0, 0]  # net: the sum of round rewards
+        self.won = [0, 0]  # points each player scored: what a target score counts
         self.round_index = 0
         self.dealer = coin(seed, self.deal_count) if dealer is None else int(dealer)
         self._out = StepResult([0, 0])
@@ -389,13 +390,15 @@ class ReferenceGame:
         for seat in (0, 1):
             self._out.reward[seat] += reward[seat]
             self.scores[seat] += reward[seat]
+        if winner >= 0:
+            self.won[winner] += points
         if self.rules.next_dealer == "winner" and winner >= 0:
             self.dealer = winner
         else:
             self.dealer = 1 - self.dealer
         self.round_index += 1
         target = self.rules.target_score
-        reached = target is not None and max(self.scores) >= target
+        reached = target is not None and max(self.won) >= target
         if reached:
             self.coverage["target_reached"] += 1
         if self.round_index >= self.rules.rounds or reached:
@@ -404,6 +407,7 @@ class ReferenceGame:
                                       "scores": [a, b], "rounds": self.round_index})
             self.coverage["match_draw" if a == b else "match_won"] += 1
             self.scores = [0, 0]
+            self.won = [0, 0]
             self.round_index = 0
             self.dealer = coin(self.seed, self.deal_count)
         if reason != "hand-yaku":

@@ -70,7 +70,8 @@ POETRY_DECK += [c for c in range(48) if c not in POETRY_DECK]
 POETRY_SCRIPT = [21, 12, 33, 16, 37]  # then the dealer holds both sets and decides
 
 STATE_KEYS = ("hands", "field", "piles", "stock", "stock_pos", "dealer", "mover", "phase",
-              "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score")
+              "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score",
+              "points_won")
 
 
 def reference_state(refs: list[ReferenceGame]) -> dict[str, np.ndarray]:
@@ -92,6 +93,7 @@ def reference_state(refs: list[ReferenceGame]) -> dict[str, np.ndarray]:
         "turn": np.array([r.turn for r in refs]),
         "round_index": np.array([r.round_index for r in refs]),
         "match_score": np.array([r.scores for r in refs]),
+        "points_won": np.array([r.won for r in refs]),
     }
 
 

@@ -113,8 +113,10 @@ def test_invariants_hold_over_random_games(name: str) -> None:
     initial = core.reset(seed=31)
     rng = np.random.default_rng(31)
     match_sum = np.zeros((N_GAMES, 2), dtype=np.int64)
+    match_won = np.zeros((N_GAMES, 2), dtype=np.int64)
     match_rounds = np.zeros(N_GAMES, dtype=np.int64)
     np.add.at(match_sum, initial.game, initial.reward)
+    np.add.at(match_won, initial.game, np.maximum(initial.reward, 0))
     np.add.at(match_rounds, initial.game, 1)
     decisions = np.zeros(N_GAMES, dtype=np.int64)
     n_rounds = n_matches = 0
@@ -139,14 +141,16 @@ def test_invariants_hold_over_random_games(name: str) -> None:
             g = int(rounds.game[k])
             assert rounds.round_index[k] == match_rounds[g]
             match_sum[g] += rounds.reward[k]
+            match_won[g] += np.maximum(rounds.reward[k], 0)  # a target counts points scored
             match_rounds[g] += 1
             if rules.rounds > match_rounds[g] and (
-                    rules.target_score is None or match_sum[g].max() < rules.target_score):
+                    rules.target_score is None or match_won[g].max() < rules.target_score):
                 continue
             (row,) = np.flatnonzero(outcome.matches.game == g)
             assert outcome.matches.scores[row].tolist() == match_sum[g].tolist()
             assert outcome.matches.rounds[row] == match_rounds[g]
             match_sum[g] = 0
+            match_won[g] = 0
             match_rounds[g] = 0
             n_matches += 1
         assert np.array_equal(core.round_index, match_rounds)

@@ -610,6 +610,20 @@ def test_target_score_ends_the_match(target: int, over: bool) -> None:
         assert (duo.core.round_index == 1).all()
 
 
+def test_target_score_counts_points_scored_not_the_net_score() -> None:
+    """RULES §2.8: the first to *reach* the target wins; earlier losses do not count against."""
+    deck, dp, op = pairs_deck(*SANKO_T5)
+    duo = Duo(deck, {"target_score": 8})
+    # Earlier rounds: the dealer scored 3, the other player 6 (net: dealer -3).
+    duo.core.points_won[:] = [[3, 6], [6, 3]]
+    duo.core.match_score[:] = [[-3, 3], [3, -3]]
+    out, _ = play_pairs(duo, script(dp, op, 5), {5: STOP})
+    assert out.match_over.tolist() == [True, True]  # dealer: 3 + 5 = 8 points scored
+    assert out.matches.winner.tolist() == [0, 1]
+    assert out.matches.scores.tolist() == [[2, -2], [-2, 2]]  # reported as net totals
+    assert (duo.core.points_won == 0).all()
+
+
 # ------------------------------------------------------------------ illegal actions
 def test_illegal_action_changes_no_game() -> None:
     deck = make_deck([2, 10, 4, 12, 16, 20, 36, 44], [5, 13, 17, 21, 24, 37, 40, 45],
