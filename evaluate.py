@@ -6,7 +6,7 @@ Head to head::
 
 League (every pair plays; Elo ratings fitted from the pairwise results)::
 
-    python evaluate.py --league random greedy expert runs/ppo/best.pt --matches 200
+    python evaluate.py --league random greedy expert runs/<run>/checkpoints/latest.pt --matches 200
 
 An agent is a baseline name (random, greedy, expert) or a checkpoint path.
 """
@@ -14,15 +14,13 @@ An agent is a baseline name (random, greedy, expert) or a checkpoint path.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from agents.evaluation import play_matches, round_robin
+from agents.files import atomic_write_json
 from agents.registry import BASELINES, make_agent
 from hanafuda_env.rules import RuleError, resolve_rules
 
@@ -54,23 +52,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--league needs at least two agents")
     if args.matches < 1:
         parser.error("--matches must be at least 1")
+    if args.batch < 1:
+        parser.error("--batch must be at least 1")
     return args
 
 
 def write_json_atomic(path: str | Path, payload: Any) -> None:
-    """Write to a temporary file in the same folder, then rename over the target: a reader
-    never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, indent=2, sort_keys=False)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """A reader never sees half a file (see ``agents.files``)."""
+    atomic_write_json(path, payload)
 
 
 def _interval(stat: dict[str, float], key: str = "value", digits: int = 3) -> str:

@@ -111,11 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         rules = resolve_rules(args.rules)
         if args.rounds is not None:
             rules = rules.replace(rounds=args.rounds)
-        bot = make_agent(args.bot, rules)
+        seed = args.seed if args.seed is not None else int(
+            np.random.SeedSequence().entropy % 2**31)
+        bot = make_agent(args.bot, rules, seed=seed)
     except (RuleError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     play(bot, rules, args.seat, seed, sys.stdin, sys.stdout)
     return 0
 

@@ -1,7 +1,7 @@
 """Train a Koi-Koi bot with masked PPO and self-play.
 
     python train.py --config configs/default.yaml [key=value ...]
-    python train.py --resume runs/<run>            # continue a run where it stopped
+    python train.py --resume runs/<run> [total_decisions=N]   # continue where it stopped
 
 The run folder keeps the resolved config, TensorBoard events (``tensorboard --logdir runs``)
 and checkpoints (``checkpoints/latest.pt``), all written atomically.
@@ -13,7 +13,7 @@ import argparse
 import sys
 
 from agents.policy import CheckpointError
-from agents.ppo import ConfigError, PPOConfig, train
+from agents.ppo import ConfigError, PPOConfig, resume_config, train
 from hanafuda_env.rules import RuleError
 
 
@@ -26,7 +26,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="config values that replace the file's (parsed as YAML)")
     args = parser.parse_args(argv)
     try:
-        cfg = PPOConfig.load(args.config, args.overrides)
+        if args.resume:
+            cfg = resume_config(args.resume, PPOConfig.spec(args.config, args.overrides))
+        else:
+            cfg = PPOConfig.load(args.config, args.overrides)
         summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
     except (ConfigError, RuleError, CheckpointError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from .files import atomic_write_bytes
 from .networks import ActorCritic, sample_actions
 
 CHECKPOINT_FORMAT = "hanafuda-koikoi/ppo-v1"
@@ -21,21 +20,11 @@ class CheckpointError(ValueError):
 
 
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
-    """Write a checkpoint atomically: a temporary file in the same folder, then rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a checkpoint atomically. Payloads hold only tensors and plain Python values,
+    so they load with ``weights_only=True`` (no code runs when a file is opened)."""
     buffer = io.BytesIO()
     torch.save({"format": CHECKPOINT_FORMAT, **payload}, buffer)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(buffer.getvalue())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
@@ -44,10 +33,11 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as error:  # torch raises many types for damaged files
-        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or unreadable: "
-                              f"{type(error).__name__}: {error}") from None
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many types for damaged or unsafe files
+        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt, unreadable or holds "
+                              f"more than tensors and plain values: {type(error).__name__}: "
+                              f"{str(error).splitlines()[0] if str(error) else ''}") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a {CHECKPOINT_FORMAT} checkpoint")
     for key in ("model", "network"):
@@ -57,11 +47,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 
 def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
-    net = ActorCritic(**payload["network"])
     try:
+        net = ActorCritic(**payload["network"])
         net.load_state_dict(payload["model"])
-    except (RuntimeError, KeyError) as error:
-        raise CheckpointError(f"checkpoint weights do not fit the network: {error}") from None
+    except (RuntimeError, KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"checkpoint weights do not fit the network "
+                              f"{payload.get('network')!r}: {error}") from None
     return net.eval()
 
 

@@ -19,9 +19,6 @@ The algorithm, top to bottom (the CleanRL layout):
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +33,7 @@ from hanafuda_env.observation import BLOCK
 from hanafuda_env.rules import resolve_rules
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
+from .files import atomic_write_json, atomic_write_text
 from .networks import ActorCritic, masked_entropy, masked_log_probs, sample_actions
 from .policy import PolicyAgent, load_checkpoint, save_checkpoint
 from .selfplay import SELF, OpponentPool
@@ -99,8 +97,27 @@ class PPOConfig:
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be a positive integer, got "
                                   f"{getattr(self, name)!r}")
-        if not 0.0 <= self.self_play_fraction <= 1.0:
-            raise ConfigError("self_play_fraction must lie in [0, 1]")
+        for name in ("max_snapshots", "warmstart_epochs", "eval_matches"):
+            _check_number(name, getattr(self, name), low=1, integer=True)
+        for name in ("seed", "eval_interval", "warmstart_decisions"):
+            _check_number(name, getattr(self, name), low=0, integer=True)
+        for name in ("learning_rate", "warmstart_learning_rate", "clip_coef", "max_grad_norm",
+                     "reward_scale"):
+            _check_number(name, getattr(self, name), low=0, open_low=True)
+        for name in ("ent_coef", "vf_coef", "pfsp_power"):
+            _check_number(name, getattr(self, name), low=0)
+        _check_number("gamma", self.gamma, low=0, high=1, open_low=True)
+        for name in ("gae_lambda", "self_play_fraction"):
+            _check_number(name, getattr(self, name), low=0, high=1)
+        if self.target_kl is not None:
+            _check_number("target_kl", self.target_kl, low=0, open_low=True)
+        for name in ("baselines", "eval_opponents"):
+            names = getattr(self, name)
+            if not isinstance(names, list):
+                raise ConfigError(f"{name} must be a list of agent names, got {names!r}")
+            for agent in names:
+                _check_agent(name, agent)
+        _check_agent("warmstart_teacher", self.warmstart_teacher)
         resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
 
     @classmethod
@@ -115,6 +132,11 @@ class PPOConfig:
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] = ()) -> PPOConfig:
         """A YAML file plus ``key=value`` overrides (values parsed as YAML)."""
+        return cls.from_dict(cls.spec(path, overrides))
+
+    @staticmethod
+    def spec(path: str | Path | None, overrides: list[str] = ()) -> dict[str, Any]:
+        """Just the keys a YAML file and ``key=value`` overrides give (no defaults)."""
         spec: dict[str, Any] = {}
         if path is not None:
             with open(path, encoding="utf-8") as handle:
@@ -126,7 +148,45 @@ class PPOConfig:
             if not sep:
                 raise ConfigError(f"override {item!r} must look like key=value")
             spec[key.strip()] = yaml.safe_load(value)
-        return cls.from_dict(spec)
+        return spec
+
+
+def _check_number(name: str, value: Any, low: float, high: float | None = None,
+                  open_low: bool = False, integer: bool = False) -> None:
+    kind = int if integer else (int, float)
+    ok = isinstance(value, kind) and not isinstance(value, bool)
+    if ok:
+        ok = (value > low if open_low else value >= low) and (high is None or value <= high)
+    if not ok:
+        bounds = f"{'>' if open_low else '>='} {low}" + (f" and <= {high}" if high else "")
+        raise ConfigError(f"{name} must be {'an integer' if integer else 'a number'} "
+                          f"{bounds}, got {value!r}")
+
+
+def _check_agent(key: str, spec: Any) -> None:
+    from .registry import BASELINES
+
+    if not isinstance(spec, str) or (spec.strip().lower() not in BASELINES
+                                     and not Path(spec).is_file()):
+        raise ConfigError(f"{key}: {spec!r} is neither a baseline ({', '.join(BASELINES)}) "
+                          f"nor an existing checkpoint file")
+
+
+# Keys that may change when a run is resumed; any other change would make it another run.
+RESUMABLE_KEYS = ("total_decisions", "progress_bar")
+
+
+def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
+    """The saved config of a run, with the (few) keys that may change on resume."""
+    payload = load_checkpoint(Path(run_dir) / "checkpoints" / "latest.pt")
+    saved = PPOConfig.from_dict(payload["config"])
+    PPOConfig.from_dict({**dataclasses.asdict(saved), **changes})  # unknown keys, bad values
+    fixed = sorted(k for k, v in changes.items()
+                   if k not in RESUMABLE_KEYS and v != getattr(saved, k))
+    if fixed:
+        raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE_KEYS)} "
+                          f"may change, not {fixed}")
+    return dataclasses.replace(saved, **changes)
 
 
 def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
@@ -168,9 +228,7 @@ class Trainer:
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         torch.set_num_threads(cfg.torch_threads)
-        random.seed(cfg.seed)
-        np.random.seed(cfg.seed)
-        torch.manual_seed(cfg.seed)
+        torch.manual_seed(cfg.seed)  # the network's initial weights
         self.rules = resolve_rules(cfg.rules)
         self.env = KoiKoiVectorEnv(cfg.n_envs, rules=self.rules, episode=cfg.episode,
                                    seed=cfg.seed)
@@ -191,6 +249,7 @@ class Trainer:
         self.learner_seat = self.rng.integers(0, 2, cfg.n_envs)
         self.opponent = self.pool.sample(cfg.n_envs, self.rng, cfg.self_play_fraction) if len(
             self.pool) else np.full(cfg.n_envs, SELF)
+        self.episode_return = np.zeros((cfg.n_envs, 2), dtype=np.float64)
         self.history: list[dict[str, float]] = []
         self.warm_started = cfg.warmstart_decisions == 0
 
@@ -236,27 +295,28 @@ class Trainer:
             buf["done"][t] = done
             self._round_stats(info["round_results"], stats)
             self.mask, self.seat = info["action_mask"], info["seat"]
+            self.episode_return += rewards
             if done.any():
-                self._episodes_ended(np.flatnonzero(done), rewards)
+                self._episodes_ended(np.flatnonzero(done))
         with torch.no_grad():
-            last = np.stack([self._values_of(s) for s in (0, 1)], axis=1)
+            # The critic is trained on states where its seat is to move: bootstrap the
+            # mover's stream with its value and the other seat's with the negation (zero-sum).
+            _, value = self.network(torch.as_tensor(self.obs), torch.as_tensor(self.mask))
+        mover_value = value.numpy()
+        last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
+                        -mover_value[:, None]).astype(np.float32)
         buf["advantage"] = compute_gae(buf["reward"], buf["done"], buf["seat"], buf["value"],
                                        last, cfg.gamma, cfg.gae_lambda)
         buf["return"] = buf["advantage"] + buf["value"]
         self.global_step += self.batch_steps
         return buf, stats
 
-    def _values_of(self, seat: int) -> np.ndarray:
-        seats = np.full(self.cfg.n_envs, seat)
-        obs = self.env.observe(seats)
-        mask = np.ones((self.cfg.n_envs, self.mask.shape[1]), dtype=bool)
-        _, values = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
-        return values.numpy()
-
-    def _episodes_ended(self, games: np.ndarray, rewards: np.ndarray) -> None:
+    def _episodes_ended(self, games: np.ndarray) -> None:
         for g in games:
             if self.opponent[g] != SELF:
-                self.pool.record(int(self.opponent[g]), rewards[g, self.learner_seat[g]])
+                self.pool.record(int(self.opponent[g]),
+                                 self.episode_return[g, self.learner_seat[g]])
+        self.episode_return[games] = 0.0
         if len(self.pool):
             self.opponent[games] = self.pool.sample(len(games), self.rng,
                                                     self.cfg.self_play_fraction)
@@ -335,15 +395,17 @@ class Trainer:
 
     # -------------------------------------------------------- save / resume
     def state(self) -> dict[str, Any]:
+        """Everything a resumed run needs, as tensors and plain values (loads safely)."""
+        arrays = {"env": self.env.state_dict(), "learner_seat": self.learner_seat,
+                  "opponent": self.opponent, "episode_return": self.episode_return}
         return {
             "model": self.network.state_dict(), "network": self.net_kwargs,
             "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
             "rules": self.rules.to_dict(), "update": self.update,
             "global_step": self.global_step, "pool": self.pool.state_dict(),
             "rng": self.rng.bit_generator.state, "torch_rng": self.torch_rng.get_state(),
-            "env_core": self.env.core.state_dict(), "learner_seat": self.learner_seat,
-            "opponent": self.opponent, "history": self.history,
-            "warm_started": self.warm_started,
+            "arrays": _to_tensors(arrays), "warm_started": self.warm_started,
+            "history": [{k: float(v) for k, v in row.items()} for row in self.history],
         }
 
     def restore(self, payload: dict[str, Any]) -> None:
@@ -353,20 +415,25 @@ class Trainer:
         self.pool.load_state_dict(payload["pool"])
         self.rng.bit_generator.state = payload["rng"]
         self.torch_rng.set_state(payload["torch_rng"])
-        self.env.core.load_state_dict(payload["env_core"])
-        self.learner_seat, self.opponent = payload["learner_seat"], payload["opponent"]
+        arrays = _to_arrays(payload["arrays"])
+        self.env.load_state_dict(arrays["env"])
+        self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
+        self.episode_return = arrays["episode_return"]
         self.history = list(payload["history"])
         self.warm_started = payload["warm_started"]
         self.obs = self.env.observe(self.env.core.mover)
         self.mask = self.env.core.legal_action_mask()
         self.seat = self.env.core.mover.astype(np.int64)
 
-    def save(self) -> Path:
-        path = self.run_dir / "checkpoints" / "latest.pt"
-        save_checkpoint(path, self.state())
-        save_checkpoint(self.run_dir / "checkpoints" / f"update_{self.update:06d}.pt",
-                        self.state())
-        return path
+    def save(self, keep: int = 3) -> Path:
+        """``latest.pt`` plus the last ``keep`` numbered checkpoints."""
+        folder = self.run_dir / "checkpoints"
+        state = self.state()
+        save_checkpoint(folder / "latest.pt", state)
+        save_checkpoint(folder / f"update_{self.update:06d}.pt", state)
+        for old in sorted(folder.glob("update_*.pt"))[:-keep]:
+            old.unlink()
+        return folder / "latest.pt"
 
 
 def evaluate(agent: PolicyAgent, opponents: list[str], rules, matches: int, seed: int
@@ -377,15 +444,22 @@ def evaluate(agent: PolicyAgent, opponents: list[str], rules, matches: int, seed
 
     results = {}
     for name in opponents:
-        outcome = play_matches(agent, make_agent(name, rules), matches, rules=rules, seed=seed)
+        opponent = make_agent(name, rules, seed=seed)
+        outcome = play_matches(agent, opponent, matches, rules=rules, seed=seed)
         results[name] = outcome
     return results
 
 
-def write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=float), encoding="utf-8")
-    os.replace(tmp, path)
+def _to_tensors(tree: Any) -> Any:
+    if isinstance(tree, dict):
+        return {k: _to_tensors(v) for k, v in tree.items()}
+    return torch.from_numpy(np.ascontiguousarray(tree))
+
+
+def _to_arrays(tree: Any) -> Any:
+    if isinstance(tree, dict):
+        return {k: _to_arrays(v) for k, v in tree.items()}
+    return tree.numpy().copy()
 
 
 def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None,
@@ -401,13 +475,9 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     if resume is not None:
         run_dir = Path(resume)
         payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
-        saved = PPOConfig.from_dict(payload["config"])
-        changed = {k for k, v in dataclasses.asdict(cfg).items()
-                   if v != getattr(saved, k) and k != "total_decisions"}
-        if changed:
-            raise ConfigError(f"--resume continues the saved config; these keys differ: "
-                              f"{sorted(changed)}")
-        cfg = dataclasses.replace(saved, total_decisions=cfg.total_decisions)
+        # The saved config rules; of ``cfg`` only the keys that may change are taken.
+        cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
+                                      if k in RESUMABLE_KEYS})
     elif run_dir is None:
         run_dir = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
     run_dir = Path(run_dir)
@@ -416,10 +486,9 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     if resume is not None:
         trainer.restore(payload)
     else:
-        with open(run_dir / "config.yaml.tmp", "w", encoding="utf-8") as handle:
-            yaml.safe_dump({**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
-                           handle, sort_keys=False, allow_unicode=True)
-        os.replace(run_dir / "config.yaml.tmp", run_dir / "config.yaml")
+        atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
+            {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
+            sort_keys=False, allow_unicode=True))
     writer = SummaryWriter(str(run_dir))
     if not trainer.warm_started:
         warm_start(trainer, writer, tqdm)
@@ -458,7 +527,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
                             f"{eval_note}".strip())
     bar.close()
     writer.close()
-    write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
+    atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
     return {"run_dir": str(run_dir), **metrics}
 
 

@@ -31,6 +31,7 @@ class PoolEntry:
     score: float = 0.5  # the learner's recent result against it: 1 win, 0.5 draw, 0 loss
     rounds: int = 0
     elo: float = ELO_START
+    made: int = -1  # snapshot number (order of creation); -1 for baselines
 
 
 class OpponentPool:
@@ -50,14 +51,20 @@ class OpponentPool:
         return len(self.entries)
 
     def add_snapshot(self, network: ActorCritic, step: int) -> None:
-        """Freeze the learner's current weights as a new opponent (oldest snapshot leaves)."""
+        """Freeze the learner's current weights as a new opponent. When the pool is full the
+        oldest snapshot's slot is reused, so every other entry keeps its index (games hold
+        opponent indices)."""
+        state = copy.deepcopy(network.state_dict())
+        entry = PoolEntry(f"snapshot@{step}", "snapshot", state, elo=self.learner_elo)
         snapshots = [i for i, e in enumerate(self.entries) if e.kind == "snapshot"]
         if len(snapshots) >= self.max_snapshots:
-            del self.entries[snapshots[0]]
-            self._agents.clear()
-        state = copy.deepcopy(network.state_dict())
-        self.entries.append(PoolEntry(f"snapshot@{step}", "snapshot", state,
-                                      elo=self.learner_elo))
+            oldest = min(snapshots, key=lambda i: self.entries[i].made)
+            entry.made = self._snapshots_made
+            self.entries[oldest] = entry
+            self._agents.pop(oldest, None)
+        else:
+            entry.made = self._snapshots_made
+            self.entries.append(entry)
         self._snapshots_made += 1
 
     def agent(self, index: int):

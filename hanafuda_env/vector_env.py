@@ -146,6 +146,19 @@ class KoiKoiVectorEnv:
                 "match_results": matches, "rewarded": rewarded}
 
     # --------------------------------------------------------------- observe
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Everything needed to continue exactly: the games and any carried reward."""
+        return {**self.core.state_dict(), "carry": self._carry.copy()}
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        carry = np.asarray(state["carry"], dtype=np.int64)
+        if carry.shape != self._carry.shape:
+            raise ValueError(f"env state 'carry' has shape {carry.shape}, "
+                             f"expected {self._carry.shape}")
+        self.core.load_state_dict({k: v for k, v in state.items() if k != "carry"})
+        self._carry = carry.copy()
+        self._has_carry = bool(carry.any())
+
     def observe(self, seats: Any) -> np.ndarray:
         """(B, OBS_DIM) observations of any seats (an int or one per game), a new array."""
         return encode_observations(self.core, seats)

@@ -102,3 +102,20 @@ def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
         load_checkpoint(tmp_path / "bad.pt")
     with pytest.raises(CheckpointError, match="does not exist"):
         load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_pool_keeps_indices_when_the_oldest_snapshot_is_replaced() -> None:
+    from agents.selfplay import OpponentPool
+    from hanafuda_env.rules import NINTENDO
+
+    pool = OpponentPool(NINTENDO, ["random", "greedy"], {"hidden": 8, "layers": 1},
+                        max_snapshots=2)
+    net = ActorCritic(hidden=8, layers=1)
+    for step in (100, 200, 300):
+        pool.add_snapshot(net, step)
+    names = [e.name for e in pool.entries]
+    assert names == ["random", "greedy", "snapshot@300", "snapshot@200"]
+    pool.record(3, np.array([5.0]))  # the entry a game drew as index 3 is still @200
+    assert pool.entries[3].rounds == 1 and pool.entries[2].rounds == 0
+    pool.add_snapshot(net, 400)
+    assert [e.name for e in pool.entries][2:] == ["snapshot@300", "snapshot@400"]

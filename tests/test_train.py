@@ -123,3 +123,47 @@ def test_train_script_runs_as_a_program(tmp_path) -> None:
 def test_bad_values_are_rejected_before_training(bad, capsys) -> None:
     assert train.main(["--config", str(SMOKE), bad]) == 2
     assert bad.split("=")[0] in capsys.readouterr().err
+
+
+def test_resume_needs_only_the_run_folder_and_keeps_its_config(tmp_path, capsys) -> None:
+    run_dir = tmp_path / "run"
+    base = ["--config", str(SMOKE), "eval_interval=0", "total_decisions=2048"]
+    assert train.main([*base, "--run-dir", str(run_dir)]) == 0
+    assert train.main(["--resume", str(run_dir), "total_decisions=3072"]) == 0
+    assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["update"] == 3
+    assert train.main(["--resume", str(run_dir), "learning_rate=0.1"]) == 2
+    assert "only total_decisions" in capsys.readouterr().err
+
+
+def test_match_episodes_train_and_record_match_results(tmp_path) -> None:
+    cfg = PPOConfig.from_dict({**yaml.safe_load(SMOKE.read_text()), "episode": "match",
+                               "rules": {"rounds": 1}, "total_decisions": 2048,
+                               "eval_interval": 0, "self_play_fraction": 0.0})
+    summary = run_training(cfg, run_dir=tmp_path / "m")
+    payload = load_checkpoint(tmp_path / "m" / "checkpoints" / "latest.pt")
+    assert payload["pool"]["entries"][0]["rounds"] > 0  # matches were recorded vs random
+    assert summary["charts/rounds"] > 0
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ({"eval_opponents": ["expret"]}, "neither a baseline"),
+    ({"warmstart_teacher": "nobody"}, "neither a baseline"),
+    ({"learning_rate": "x"}, "learning_rate must be a number"),
+    ({"gamma": 5}, "gamma must be"),
+    ({"max_snapshots": 0}, "max_snapshots must be"),
+])
+def test_config_values_are_checked_up_front(override, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        PPOConfig.from_dict(override)
+
+
+def test_checkpoint_with_arbitrary_objects_is_refused(tmp_path) -> None:
+    from fractions import Fraction  # any class outside torch's allow-list stands for code
+
+    path = tmp_path / "evil.pt"
+    torch.save({"format": "hanafuda-koikoi/ppo-v1", "model": {}, "network": {},
+                "extra": Fraction(1, 3)}, path)
+    from agents.policy import CheckpointError
+
+    with pytest.raises(CheckpointError, match="plain values"):
+        load_checkpoint(path)
