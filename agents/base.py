@@ -115,7 +115,7 @@ def decode(obs: np.ndarray, rules: RuleSet) -> View:
             for name in ("hand", "field", "own_pile", "opp_pile", "unseen")}
     pending_rows = obs[:, BLOCK["pending"]] > 0.5
     pending = np.where(pending_rows.any(axis=1), pending_rows.argmax(axis=1), -1)
-    unit = 10.0 * rules.points.extra_card
+    unit = 10.0 * max(rules.points.extra_card, 1)  # as the encoder scales
 
     def scalar(name: str) -> np.ndarray:
         return obs[:, SCALAR_INDEX[name]]

@@ -35,8 +35,8 @@ from hanafuda_env.rules import RuleSpec, resolve_rules
 from hanafuda_env.scoring import batch_scorer, round_points
 
 from .base import AgentLike
+from .evaluation import Z95
 
-Z95 = 1.959963984540054
 UNTIL = ("round", "match")
 MODES = ("true", "resampled")
 _U64 = np.uint64

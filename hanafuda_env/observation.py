@@ -28,6 +28,7 @@ import numpy as np
 
 from . import cards as C
 from .core import HAND_SIZE, STOCK_SIZE, KoiKoiCore
+from .game import KoiKoiGame
 
 CARD_BLOCKS = ("hand", "field", "own_pile", "opp_pile", "unseen", "pending")
 SCALAR_NAMES = (
@@ -64,14 +65,6 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     low[SCALAR_INDEX["score_diff"]] = -SCORE_CLIP
     high[SCALAR_INDEX["score_diff"]] = SCORE_CLIP
     return low, high
-
-
-def unseen_cards(core: KoiKoiCore, seats: np.ndarray) -> np.ndarray:
-    """(B,) uint64: the cards ``seats`` cannot see — all cards not in its hand, the field or
-    either pile (the opponent's hand and the undrawn stock)."""
-    own = np.where(seats == 0, core.hands[:, 0], core.hands[:, 1])
-    seen = own | core.field | core.piles[:, 0] | core.piles[:, 1]
-    return np.uint64(C.ALL_CARDS) & ~seen
 
 
 def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = None
@@ -117,7 +110,6 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
 
 
 # ------------------------------------------------------------------ one game, fast (KoiKoiGame)
-from .game import KoiKoiGame  # noqa: E402  (the single-game twin of the core)
 
 _BITS = BLOCK["scalars"].start  # card blocks and phase one-hot: 292 bits of one Python int
 _BYTES = (_BITS + 7) // 8
