@@ -412,19 +412,9 @@ class KoiKoiGame:
             hand = self.hands[mover]
             if not (0 <= action < 48 and hand >> action & 1):
                 self._illegal(action)
-            bit = _BIT[action]
-            self.hands[mover] = hand ^ bit
-            field = self.field
-            matches = field & _MONTH[action]
-            if not matches:
-                self.field = field | bit
-            elif matches.bit_count() == 2:
-                self.phase = CHOOSE_PLAYED
-                self.pending = action
+            self.hands[mover] = hand ^ _BIT[action]
+            if self._place(action, mover, CHOOSE_PLAYED):
                 return GameStepOutcome(_NO_REWARD, False, False, [], [])
-            else:
-                self.field = field ^ matches
-                self.piles[mover] |= matches | bit
             return self._draw(mover)
         if phase == DECIDE:
             if action == STOP:
@@ -452,19 +442,26 @@ class KoiKoiGame:
         pos = self.stock_pos
         card = self.stock[pos if pos < STOCK_SIZE else STOCK_SIZE - 1]
         self.stock_pos = pos + 1
+        if self._place(card, mover, CHOOSE_DRAWN):
+            return GameStepOutcome(_NO_REWARD, False, False, [], [])
+        return self._end_turn(mover)
+
+    def _place(self, card: int, mover: int, choose_phase: int) -> bool:
+        """Lay a played or drawn card down, capture with it, or (two matches) wait for the
+        mover's choice in ``choose_phase``; True when a choice is awaited (§2.2)."""
         bit = _BIT[card]
         field = self.field
         matches = field & _MONTH[card]
         if not matches:
             self.field = field | bit
         elif matches.bit_count() == 2:
-            self.phase = CHOOSE_DRAWN
+            self.phase = choose_phase
             self.pending = card
-            return GameStepOutcome(_NO_REWARD, False, False, [], [])
+            return True
         else:
             self.field = field ^ matches
             self.piles[mover] |= matches | bit
-        return self._end_turn(mover)
+        return False
 
     def _end_turn(self, mover: int) -> GameStepOutcome:
         """End-of-turn yaku check (§2.4): decide, win, or pass the turn."""
