@@ -4,19 +4,20 @@
     python benchmarks/bench_baselines.py --matches 500 --rounds 3 --rules ten-base
     python benchmarks/bench_baselines.py --pairs expert:greedy --json bench.json
     python benchmarks/bench_baselines.py --calibrate           # print refitted CARD_MODEL
+    python benchmarks/bench_baselines.py --speed expert,greedy  # decisions/s of act alone
 
 For each pair it prints A's match win rate and score rate (draw = 1/2) with Wilson 95%
 intervals, A's points per round, and each agent's decisions per second (time inside
-``act`` only, batched as the evaluator runs them).
+``act`` only, batched as the evaluator runs them). ``--speed`` times ``act`` alone on fixed
+batches of 64, 256 and 1024 games (``--speed-batches``), in CPU time of this process, which
+a busy machine disturbs less than wall time.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from agents.baselines import (
     card_features,
 )
 from agents.evaluation import play_matches
+from agents.files import atomic_write_json
 from agents.registry import make_agent
 from hanafuda_env import cards as C
 from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
@@ -55,6 +57,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="refit the expert's card model from self-play and print it")
     parser.add_argument("--calibration-games", type=int, default=160)
     parser.add_argument("--calibration-steps", type=int, default=600)
+    parser.add_argument("--speed", metavar="AGENTS",
+                        help="comma-separated agents: time their act on fixed batches and exit")
+    parser.add_argument("--speed-batches", default="64,256,1024",
+                        help="comma-separated batch sizes for --speed")
     return parser.parse_args(argv)
 
 
@@ -159,10 +165,55 @@ def calibrate(args: argparse.Namespace) -> None:
     print("])")
 
 
+def speed_batches(rules: RuleSpec, batch: int, n_batches: int = 6, every: int = 9,
+                  seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Fixed (obs, mask) batches from games played half by the greedy agent, half at random:
+    every phase, full and nearly empty hands, as an agent meets them in a match."""
+    core = KoiKoiCore(batch, rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    greedy = make_agent("greedy", rules, seed=seed)
+    batches = []
+    for step in range(n_batches * every):
+        obs, mask = encode_observations(core), core.legal_action_mask()
+        if step % every == every - 1:
+            batches.append((obs, mask))
+        core.step(np.where(rng.random(batch) < 0.5, greedy.act(obs, mask),
+                           core.sample_legal_actions(rng)))
+    return batches
+
+
+def decisions_per_second(agent: AgentLike, batches: list[tuple[np.ndarray, np.ndarray]],
+                         repeats: int = 5) -> float:
+    """Decisions per CPU second of ``agent.act`` over the batches, best of ``repeats``."""
+    best = np.inf
+    for _ in range(repeats):
+        start = time.process_time()
+        for obs, mask in batches:
+            agent.act(obs, mask)
+        best = min(best, time.process_time() - start)
+    return sum(len(obs) for obs, _ in batches) / max(best, 1e-9)
+
+
+def speed(args: argparse.Namespace) -> None:
+    rules = resolve_rules(args.rules)
+    sizes = [int(b) for b in args.speed_batches.split(",")]
+    names = args.speed.split(",")
+    print(f"decisions per CPU second of act, rules {args.rules}")
+    print(f"{'batch':>6s} " + " ".join(f"{name:>10s}" for name in names))
+    for size in sizes:
+        batches = speed_batches(rules, size, seed=args.seed)
+        rates = [decisions_per_second(make_agent(name, rules, seed=args.seed), batches)
+                 for name in names]
+        print(f"{size:6d} " + " ".join(f"{rate:10.0f}" for rate in rates), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.calibrate:
         calibrate(args)
+        return 0
+    if args.speed:
+        speed(args)
         return 0
     rules = resolve_rules(args.rules).replace(rounds=args.rounds)
     results = []
@@ -187,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{ppr['mean']:12.2f} {speeds[0]:10.0f} {speeds[1]:10.0f} {seconds:5.0f}s",
               flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+        atomic_write_json(args.json, results)
     return 0 if np.isfinite([r["win_rate"]["value"] for r in results]).all() else 1
 
 
