@@ -40,18 +40,17 @@ def bench_reference(seconds: float) -> tuple[float, float] | None:
         import reference  # type: ignore[import-not-found]
     except ImportError:
         return None
-    make = getattr(reference, "ReferenceMatch", None)
-    if make is None:
-        return None
     import random
 
-    game = make(seed=0)
+    from hanafuda_env.rules import NINTENDO
+
+    game = reference.ReferenceGame(NINTENDO, seed=0)
     pick = random.Random(0)
     decisions = rounds = 0
     start = time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
         outcome = game.step(pick.choice(game.legal_actions()))
-        rounds += len(outcome.rounds) if hasattr(outcome, "rounds") else 0
+        rounds += len(outcome.rounds)
         decisions += 1
     return decisions / elapsed, rounds / elapsed
 
