@@ -24,6 +24,8 @@ and the stock among themselves leaves it unchanged.
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from . import cards as C
@@ -112,17 +114,25 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
 # ------------------------------------------------------------------ one game, fast (KoiKoiGame)
 
 _BITS = BLOCK["scalars"].start  # card blocks and phase one-hot: 292 bits of one Python int
-_BYTES = (_BITS + 7) // 8
+_BINARY = f"0{_BITS}b"  # format() spec: those bits as digits, the highest first
+_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # ASCII digits -> 0/1 bytes
 _PHASE_BIT = tuple(1 << (BLOCK["phase"].start + p) for p in range(N_PHASES))
 _AT_HAND, _AT_FIELD, _AT_OWN, _AT_OPP, _AT_UNSEEN, _AT_PENDING = (
     BLOCK[name].start for name in CARD_BLOCKS)
+_SCALARS = struct.Struct(f"<{len(SCALAR_NAMES)}f")  # float32, as NumPy stores them
+_SCALARS_AT = 4 * _BITS  # their byte offset in an observation
 
 
 def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """(OBS_DIM,) float32 observation of ``seat``: exactly ``encode_observations`` of the
-    same state, built from Python ints (one ``unpackbits`` call) for single-game speed."""
-    if out is None:
-        out = np.empty(OBS_DIM, dtype=np.float32)
+    same state, built from Python ints for single-game speed. NumPy calls dominate here, so
+    there are two: the card and phase bits, one int, become binary digits by ``format``
+    (0/1 bytes after ``translate``) widened by one reversed-slice assignment (the digits come
+    highest bit first); the scalars are packed straight into the fresh array's buffer.
+    (Positional dtypes: NumPy parses keywords of these calls slowly.)"""
+    fresh = out is None
+    if fresh:
+        out = np.empty(OBS_DIM, np.float32)
     other = 1 - seat
     own_hand, opp_hand = game.hands[seat], game.hands[other]
     own_pile, opp_pile = game.piles[seat], game.piles[other]
@@ -132,34 +142,29 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     packed = (own_hand << _AT_HAND | field << _AT_FIELD | own_pile << _AT_OWN
               | opp_pile << _AT_OPP | unseen << _AT_UNSEEN | pending << _AT_PENDING
               | _PHASE_BIT[game.phase])
-    out[:_BITS] = np.unpackbits(np.frombuffer(packed.to_bytes(_BYTES, "little"), dtype=np.uint8),
-                                count=_BITS, bitorder="little")
+    out[_BITS - 1::-1] = memoryview(format(packed, _BINARY).encode().translate(_DIGITS))
     rules = game.rules
     rounds = rules.rounds
-    unit = 10.0 * max(rules.points.extra_card, 1)
-    score = game.match_score
-    diff = score[seat] - score[other]
-    if unit:
-        own_total = min(game.yaku_total[seat] / unit, TOTAL_CLIP)
-        opp_total = min(game.yaku_total[other] / unit, TOTAL_CLIP)
-        diff_scaled = min(max(diff / unit, -SCORE_CLIP), SCORE_CLIP)
-    else:  # a zero card unit: follow NumPy's float division (inf / nan) like the batch encoder
-        with np.errstate(divide="ignore", invalid="ignore"):
-            own_total = float(np.minimum(np.float64(game.yaku_total[seat]) / unit, TOTAL_CLIP))
-            opp_total = float(np.minimum(np.float64(game.yaku_total[other]) / unit,
-                                         TOTAL_CLIP))
-            diff_scaled = float(np.clip(np.float64(diff) / unit, -SCORE_CLIP, SCORE_CLIP))
-    out[_BITS:] = (
+    unit = 10.0 * max(rules.points.extra_card, 1)  # >= 10: no zero division
+    totals, calls, score = game.yaku_total, game.koikoi_calls, game.match_score
+    own_total = totals[seat] / unit
+    opp_total = totals[other] / unit
+    diff = (score[seat] - score[other]) / unit
+    scalars = (
         (STOCK_SIZE - game.stock_pos) / STOCK_SIZE,
         own_hand.bit_count() / HAND_SIZE,
         opp_hand.bit_count() / HAND_SIZE,
-        1.0 if game.koikoi_calls[seat] > 0 else 0.0,
-        1.0 if game.koikoi_calls[other] > 0 else 0.0,
-        own_total,
-        opp_total,
+        1.0 if calls[seat] > 0 else 0.0,
+        1.0 if calls[other] > 0 else 0.0,
+        own_total if own_total < TOTAL_CLIP else TOTAL_CLIP,
+        opp_total if opp_total < TOTAL_CLIP else TOTAL_CLIP,
         1.0 if game.dealer == seat else 0.0,
         game.round_index / rounds,
         (rounds - game.round_index) / rounds,
-        diff_scaled,
+        -SCORE_CLIP if diff < -SCORE_CLIP else (diff if diff < SCORE_CLIP else SCORE_CLIP),
     )
+    if fresh:
+        _SCALARS.pack_into(out, _SCALARS_AT, *scalars)
+    else:  # a caller's array, of any layout and float dtype: NumPy converts
+        out[_BITS:] = scalars
     return out

@@ -11,6 +11,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterator
 
 import hanafuda_env
 from hanafuda_env import koikoi_v0
@@ -65,6 +68,80 @@ def test_pettingzoo_api(kwargs):
 def test_pettingzoo_seed_and_render():
     seed_test(koikoi_v0.env, num_cycles=200)
     render_test(koikoi_v0.env, custom_tests={"ansi": lambda text: "player_0" in text})
+
+
+def test_order_enforcing_wrapper_keeps_pettingzoos_checks():
+    env = koikoi_v0.env(seed=0)
+    assert isinstance(env, OrderEnforcingWrapper) and env.unwrapped is env.env
+    for name in ("agent_selection", "agents", "num_agents", "rewards", "terminations",
+                 "truncations", "infos"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(env, name)
+    for call, text in ((lambda: env.step(0), "before step"),
+                       (lambda: env.observe("player_0"), "before observe"),
+                       (env.last, "before observe"), (env.agent_iter, "before agent_iter"),
+                       (env.render, "before render")):
+        with pytest.raises(AssertionError, match=text):
+            call()
+    with pytest.raises(AttributeError, match="private attribute"):
+        env._legal  # noqa: B018 - BaseWrapper hides the wrapped env's private names
+    env.reset()
+    agents = iter(env.agent_iter())
+    assert isinstance(agents, AECOrderEnforcingIterator)
+    assert next(agents) == env.agent_selection == env.unwrapped.agent_selection
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(agents)  # no step in between
+    assert env.rewards is env.unwrapped.rewards and env.num_agents == 2
+    rng = random.Random(0)
+    env.step(random_action(env, rng))
+    play_episode(env, rng)
+    assert env.agents == [] and list(env.agent_iter()) == []
+    EnvLogger.flush()
+    env.step(None)  # after the episode: PettingZoo's warning, nothing else
+    assert any("step" in message for message in EnvLogger.mqueue)
+    EnvLogger.flush()
+
+
+def test_arrays_handed_out_are_never_written_later():
+    """Observations and masks (in infos too) keep what they held when handed out; each step
+    hands out new ones."""
+    env = koikoi_v0.env(seed=2, episode="match", rounds=2)
+    env.reset()
+    rng = random.Random(2)
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
+    last_mask = None
+    for _ in range(400):
+        obs, _, term, trunc, info = env.last()
+        arrays = [obs["observation"], obs["action_mask"], info["action_mask"]]
+        for other in env.agents:
+            arrays += [env.observe(other)["observation"], env.infos[other]["action_mask"]]
+        kept += [(a, a.copy()) for a in arrays]
+        assert obs["action_mask"] is not last_mask and arrays[0].flags.writeable
+        last_mask = obs["action_mask"]
+        env.step(None if term or trunc else random_action(env, rng))
+        if not env.agents:
+            env.reset()
+    for array, snapshot in kept:
+        np.testing.assert_array_equal(array, snapshot)
+
+
+@pytest.mark.parametrize("rules", ["nintendo", "ten-base", {"multiple_koikoi": True},
+                                   {"on_exhaustion": "non-dealer-wins", "next_dealer": "alternate",
+                                    "hand_yaku": "none", "koikoi_doubling": False}])
+def test_round_ends_only_where_the_env_keeps_the_last_decision(rules):
+    """raw_env copies the game before a step only where ``_may_end_round`` says the step may
+    end the round: it must hold before every step that does, and spare most others."""
+    game = KoiKoiGame(rules, seed=0)
+    rng = random.Random(0)
+    ends = kept = 0
+    for _ in range(15000):
+        action = rng.choice(game.legal_actions())
+        may = koikoi_v0._may_end_round(game, action)
+        kept += may
+        if game.step(action).round_over:
+            ends += 1
+            assert may
+    assert ends > 500 and kept < 15000 // 3
 
 
 def test_metadata_and_agents():
