@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .core import END_HAND_YAKU, END_NAMES
 from .rules import RuleSet, RuleSpec, resolve_rules
 
@@ -127,3 +129,20 @@ def reset_split(rows: Sequence[dict], episode: str, open_rounds: int) -> RoundSp
     if episode == "round" or not open_rounds:
         return RoundSplit([], [], rows)
     return RoundSplit([], rows[-open_rounds:], rows[:-open_rounds])
+
+
+def as_action(action: Any) -> int | None:
+    """An integer action id, or None for anything that is not one (floats, None, arrays)."""
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(
+            action.dtype, np.integer):
+        return int(action)
+    return None
+
+
+def mark_rows(rows: list[dict], rewarded: bool) -> list[dict]:
+    """Round/match records tagged with whether their points were rewarded."""
+    return [{**row, "rewarded": rewarded} for row in rows]

@@ -31,14 +31,15 @@ from gymnasium import spaces
 from .core import NUM_ACTIONS, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
+    as_action,
     check_unknown,
     make_options,
+    mark_rows,
     reset_split,
     seat_rewards,
     split_rounds,
 )
 from .game import KoiKoiGame
-from .koikoi_v0 import as_action
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
 
@@ -102,13 +103,13 @@ class KoiKoiSingleAgentEnv(gym.Env):
         self.seat = int(self.np_random.integers(2)) if seat is None else int(seat)
         if seed is None and not options and self._next is not None:
             rows = self._next  # go on with the match (or the new one) the game has dealt
-            self._rounds = _marked(rows, True)
+            self._rounds = mark_rows(rows, True)
         else:
             game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
             split = reset_split(self.game.reset(seed=game_seed, options=options),
                                  self.options.episode, self.game.round_index)
             rows = split.carry
-            self._rounds = _marked(rows, True) + _marked(split.dropped, False)
+            self._rounds = mark_rows(rows, True) + mark_rows(split.dropped, False)
         self._next = None
         self._carry = seat_rewards(rows)[self.seat]
         self._final = None
@@ -118,8 +119,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
             reward, done = self._opponent_move()
             self._carry += reward
             if done:  # the episode ended before the learner's first decision: not one
-                skipped += _marked(self._rounds, False)
-                self._rounds, self._matches = _marked(self._next_rows, True), []
+                skipped += mark_rows(self._rounds, False)
+                self._rounds, self._matches = mark_rows(self._next_rows, True), []
                 self._carry = seat_rewards(self._next_rows)[self.seat]
         info = self._info()
         info["skipped"] = skipped
@@ -157,7 +158,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
         if done:
             self._final = before
             self._next = self._next_rows  # reset() may go on from here
-            self._rounds += _marked(self._next_rows, False)  # the next episode's: not played
+            self._rounds += mark_rows(self._next_rows, False)  # the next episode's: not played
         obs = encode_game(self._final if done else self.game, self.seat)
         if self.render_mode == "human":
             self.render()
@@ -171,7 +172,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             return 0, False
         episode = self.options.episode
         split = split_rounds(out.rounds, episode, out.match_over, self.game.round_index)
-        self._rounds += _marked(split.now, True) + _marked(split.dropped, False)
+        self._rounds += mark_rows(split.now, True) + mark_rows(split.dropped, False)
         self._matches += out.matches
         self._next_rows = split.carry
         done = episode == "round" or out.match_over
@@ -226,7 +227,3 @@ class KoiKoiSingleAgentEnv(gym.Env):
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def _marked(rows: list[dict], rewarded: bool) -> list[dict]:
-    return [{**row, "rewarded": rewarded} for row in rows]

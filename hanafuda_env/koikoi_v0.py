@@ -42,8 +42,10 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 from .core import DECIDE, NUM_ACTIONS, STOP, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
+    as_action,
     check_unknown,
     make_options,
+    mark_rows,
     reset_split,
     seat_rewards,
     split_rounds,
@@ -149,18 +151,6 @@ class _AgentIterator(AECOrderEnforcingIterator):
         return env.agent_selection
 
 
-def as_action(action: Any) -> int | None:
-    """An integer action id, or None for anything that is not one (floats, None, arrays)."""
-    if isinstance(action, (bool, np.bool_)):
-        return None
-    if isinstance(action, (int, np.integer)):
-        return int(action)
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(
-            action.dtype, np.integer):
-        return int(action)
-    return None
-
-
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     """Koi-Koi for two seats. Options (all keywords; unknown ones raise ValueError):
 
@@ -241,7 +231,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             seed, self._seed = self._seed, None
         if seed is None and not game_options and self._next is not None:
             rows, self._next = self._next, None  # rounds of this episode already over
-            records = _marked(rows, True)
+            records = mark_rows(rows, True)
         else:
             if seed is not None:
                 self._np_random, _ = seeding.np_random(seed)
@@ -253,7 +243,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             rows = self.game.reset(seed=game_seed, options=game_options)
             split = reset_split(rows, self.options.episode, self.game.round_index)
             rows = split.carry
-            records = _marked(rows, True) + _marked(split.dropped, False)
+            records = mark_rows(rows, True) + mark_rows(split.dropped, False)
             self._next = None
         self._carry = seat_rewards(rows)
         self._final = None
@@ -315,8 +305,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             split = split_rounds(out.rounds, episode, out.match_over, self.game.round_index)
             gained = seat_rewards(split.now)
             reward = [reward[0] + gained[0], reward[1] + gained[1]]
-            records = (_marked(split.now, True) + _marked(split.carry, False)
-                       + _marked(split.dropped, False))
+            records = (mark_rows(split.now, True) + mark_rows(split.carry, False)
+                       + mark_rows(split.dropped, False))
             self._next_rows = split.carry
             for a in AGENTS:
                 self.infos[a]["round_results"] = self.infos[a]["round_results"] + records
@@ -426,7 +416,3 @@ def _may_end_round(game: KoiKoiGame, action: int) -> bool:
         return action == STOP
     calls = game.koikoi_calls
     return calls[0] + calls[1] > 0 or game.hands[game.mover].bit_count() <= 1
-
-
-def _marked(rows: list[dict], rewarded: bool) -> list[dict]:
-    return [{**row, "rewarded": rewarded} for row in rows]
