@@ -1,0 +1,56 @@
+"""The terminal play CLI: scripted games through stdin, bad input, quitting."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from play import Quit, ask_action
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(stdin: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "play.py"), *args], input=stdin,
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_a_scripted_match_through_stdin_reaches_the_end() -> None:
+    # Always the first listed move, with some nonsense mixed in that must be asked again.
+    moves = "".join("banana\n99\n1\n" if i % 5 == 0 else "1\n" for i in range(400))
+    result = _run(moves, "--bot", "greedy", "--rounds", "1", "--seed", "4")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "You are player_0" in out and "your move:" in out and "bot:" in out
+    assert "is not one of the moves above" in out
+    assert "round 1 over" in out and "match over" in out
+    assert "Traceback" not in result.stderr
+
+
+def test_end_of_input_and_quit_leave_cleanly() -> None:
+    for stdin in ("", "q\n", "1\n1\n"):
+        result = _run(stdin, "--bot", "random", "--seed", "1", "--seat", "1")
+        assert result.returncode == 0, result.stderr
+        assert "bye." in result.stdout or "match over" in result.stdout
+
+
+def test_bad_bot_and_rules_are_reported() -> None:
+    result = _run("", "--bot", "grandmaster")
+    assert result.returncode == 2 and "grandmaster" in result.stderr
+    result = _run("", "--rules", "hanafuda-classic")
+    assert result.returncode == 2 and "unknown rule preset" in result.stderr
+
+
+def test_ask_action_accepts_numbers_ids_by_name_and_reasks() -> None:
+    legal = [3, 17, 96]
+    lines = iter(["zzz\n", "0\n", "koi\n", "2\n"])
+    shown: list[str] = []
+    assert ask_action([96, 97], lambda: next(lines), shown.append) == 97  # "koi" -> koi-koi
+    assert any("not one of the moves" in s for s in shown)
+    assert ask_action(legal, lambda: "2\n", shown.append) == 17
+    assert ask_action(legal, lambda: "stop\n", shown.append) == 96
+    with pytest.raises(Quit):
+        ask_action(legal, lambda: "", shown.append)
