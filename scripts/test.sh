@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/ruff check hanafuda_env agents tests benchmarks
+.venv/bin/ruff check .
 .venv/bin/python -m pytest -q "$@"
