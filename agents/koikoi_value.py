@@ -147,10 +147,7 @@ def _agent_actions(core: KoiKoiCore, agents: Sequence[AgentLike], swap: np.ndarr
 def _record(result: PlayResult, outcome, ids: np.ndarray, active: np.ndarray) -> None:
     rounds = outcome.rounds
     if len(rounds):
-        games, first = _first_rows(rounds.game)
-        new = active[games] & ~result.round_done[ids[games]]
-        games, first = games[new], first[new]
-        target = ids[games]
+        target, first = _first_new(rounds.game, result.round_done, ids, active)
         result.round_done[target] = True
         result.round_reward[target] = rounds.reward[first]
         result.round_winner[target] = rounds.winner[first]
@@ -158,13 +155,18 @@ def _record(result: PlayResult, outcome, ids: np.ndarray, active: np.ndarray) ->
         result.round_reason[target] = rounds.reason[first]
     matches = outcome.matches
     if len(matches.game):
-        games, first = _first_rows(matches.game)
-        new = active[games] & ~result.match_done[ids[games]]
-        games, first = games[new], first[new]
-        target = ids[games]
+        target, first = _first_new(matches.game, result.match_done, ids, active)
         result.match_done[target] = True
         result.match_winner[target] = matches.winner[first]
         result.match_scores[target] = matches.scores[first]
+
+
+def _first_new(game_column: np.ndarray, done: np.ndarray, ids: np.ndarray,
+               active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Result ids and first table rows of the active games not yet recorded as done."""
+    games, first = _first_rows(game_column)
+    new = active[games] & ~done[ids[games]]
+    return ids[games[new]], first[new]
 
 
 # --------------------------------------------------------------------------- features
