@@ -223,7 +223,7 @@ class KoiKoiCore:
         if not (np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
             raise ValueError("deck must hold each card id 0..47 exactly once")
         field = self._rows_to_bits(deck[:, 16:24])
-        full = (month_counts(field) == 4).any(axis=1)
+        full = _has_full_month(field)
         if full.any():
             g = int(np.flatnonzero(full)[0])
             raise ValueError(f"game {g}: the given deck puts all four cards of a month on the "
@@ -256,12 +256,12 @@ class KoiKoiCore:
             decks = deck if deck is not None else self._shuffled_decks(games)
             deck = None
             field = self._rows_to_bits(decks[:, 16:24])
-            redeal = (month_counts(field) == 4).any(axis=1)  # §2.1, before hand yaku (§2.7)
+            redeal = _has_full_month(field)  # §2.1, before hand yaku (§2.7)
             while redeal.any():
                 again = games[redeal]
                 decks[redeal] = self._shuffled_decks(again)
                 field[redeal] = self._rows_to_bits(decks[redeal, 16:24])
-                redeal = (month_counts(field) == 4).any(axis=1)
+                redeal = _has_full_month(field)
             dealer = self.dealer[games]
             first, second = self._rows_to_bits(decks[:, 0:8]), self._rows_to_bits(decks[:, 8:16])
             self.hands[games, dealer] = first
@@ -353,7 +353,7 @@ class KoiKoiCore:
         actions = actions.astype(np.int64)
         self._check_actions(actions)
         mover0 = self.mover == 0
-        hand = np.where(mover0, self.hands[:, 0], self.hands[:, 1])
+        hand = self._mover_hand()
         pile = np.where(mover0, self.piles[:, 0], self.piles[:, 1])
         field = self.field
         phase = self.phase
@@ -583,6 +583,11 @@ class KoiKoiCore:
                                  f"expected {current.shape}")
         for name, value in values.items():  # all checked: now assign
             setattr(self, name, value)
+
+
+def _has_full_month(field: np.ndarray) -> np.ndarray:
+    """(n,) bool: the field holds all four cards of some month (a deal to redo, §2.1)."""
+    return (month_counts(field) == 4).any(axis=1)
 
 
 def _place(field, pile, card, active):
