@@ -111,6 +111,30 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
     return obs
 
 
+# ------------------------------------------------------------- hidden cards (critics only)
+HIDDEN_DIM = 2 * 48  # the opponent's hand, then the stock's draw order
+
+
+def encode_hidden(core: KoiKoiCore, seats=None) -> np.ndarray:
+    """(B, HIDDEN_DIM) float32: what ``seats`` (default: the player to move) cannot see.
+
+    The first block is the opponent's hand (1 = holds the card); the second is the undrawn
+    stock, the next card to be drawn 1.0 and each later one 1/24 less. This is **not** an
+    observation: it feeds a training-time critic that judges positions with perfect
+    information (lower-variance advantages), while policies keep acting on
+    :func:`encode_observations` alone.
+    """
+    seats = core.mover if seats is None else np.broadcast_to(np.asarray(seats), core.mover.shape)
+    b = core.n_games
+    out = np.zeros((b, HIDDEN_DIM), dtype=np.float32)
+    opp_hand = np.where(seats == 0, core.hands[:, 1], core.hands[:, 0])
+    out[:, :48] = C.bits_to_bool(opp_hand).reshape(b, 48)
+    ahead = np.arange(STOCK_SIZE)[None, :] - core.stock_pos[:, None].astype(np.intp)
+    rows, cols = np.nonzero(ahead >= 0)
+    out[rows, 48 + core.stock[rows, cols].astype(np.intp)] = 1.0 - ahead[rows, cols] / STOCK_SIZE
+    return out
+
+
 # ------------------------------------------------------------------ one game, fast (KoiKoiGame)
 
 _BITS = BLOCK["scalars"].start  # card blocks and phase one-hot: 292 bits of one Python int

@@ -2,7 +2,7 @@
 
 Every call returns the observation of the seat *to move* in each game, its legal actions
 (``infos["action_mask"]``, bool) and which seat that is (``infos["seat"]``); the caller acts
-for that seat. Rewards are per seat, ``(n_envs, 2)``, zero-sum, in rule points.
+for that seat. Rewards are per seat, ``(n_envs, 2)``, zero-sum (round points by default).
 
 Autoreset follows Gymnasium 1.x vector envs in **SAME_STEP** mode
 (``metadata["autoreset_mode"]``): when a game's episode terminates, the observation, mask and
@@ -15,6 +15,10 @@ the rewards of that step belong to the episode that ended. Episodes never trunca
   rewarded (``infos["rewarded"]`` marks the rows that were).
 * ``episode="match"``: an episode is a match; every round's points are rewarded when they
   happen. Rounds of the next match that end at its deal are rewarded with its first step.
+
+``reward="points"`` (the default) pays round points; ``reward="match_win"`` pays each round's
+change in match-win chance instead (:mod:`hanafuda_env.rewards`; a match's rewards add up to
+its result, +1/0/-1), which is what a player who wants to win matches maximises.
 
 ``infos``: ``action_mask`` (B, 98) bool and ``seat`` (B,) of the seat to move,
 ``round_results`` (the core's :class:`RoundResults` of this step, hand-yaku rounds included),
@@ -36,6 +40,7 @@ from gymnasium.vector import AutoresetMode
 from .core import END_HAND_YAKU, NUM_ACTIONS, KoiKoiCore, MatchResults, RoundResults
 from .env_options import EnvOptions, make_options, match_boundaries
 from .observation import OBS_DIM, encode_observations, observation_bounds
+from .rewards import DEFAULT_ROUND_SIGMA, check_reward, match_win_rewards
 
 
 class KoiKoiVectorEnv:
@@ -45,8 +50,11 @@ class KoiKoiVectorEnv:
 
     def __init__(self, n_envs: int, rules: Any = None, episode: str = "round",
                  seed: int | None = None, rounds: int | None = None,
-                 target_score: int | None = None):
+                 target_score: int | None = None, reward: str = "points",
+                 round_sigma: float = DEFAULT_ROUND_SIGMA):
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode)
+        check_reward(reward, round_sigma)
+        self.reward, self.round_sigma = reward, float(round_sigma)
         self.episode = self.options.episode
         self.core = KoiKoiCore(n_envs, self.options.rules, seed=seed)
         self.n_envs = self.core.n_games
@@ -61,7 +69,7 @@ class KoiKoiVectorEnv:
         self._first_seed = seed
         self._rng = np.random.default_rng(seed)
         self._obs = np.empty((self.n_envs, OBS_DIM), dtype=np.float32)
-        self._carry = np.zeros((self.n_envs, 2), dtype=np.int64)
+        self._carry = np.zeros((self.n_envs, 2), dtype=np.float64)
         self._has_carry = False
 
     # ------------------------------------------------------------------ reset
@@ -83,7 +91,8 @@ class KoiKoiVectorEnv:
         if self.episode == "match" and len(rounds):
             over = np.zeros(self.n_envs, dtype=bool)
             over[rounds.game] = True
-            self._split_match(rounds, over, rewarded, self._carry, at_reset=True)
+            row_rewards = self._row_rewards(rounds, _no_matches(), np.zeros_like(over))
+            self._split_match(rounds, row_rewards, over, rewarded, self._carry, at_reset=True)
         self._has_carry = bool(self._carry.any())
         infos = self._infos(rounds, _no_matches(), rewarded)
         return encode_observations(self.core, out=self._obs), infos
@@ -101,18 +110,20 @@ class KoiKoiVectorEnv:
             self._has_carry = False
         rewarded = np.zeros(len(rounds), dtype=bool)
         if len(rounds):
+            row_rewards = self._row_rewards(rounds, out.matches, out.match_over)
             if self.episode == "round":
                 terminated = out.round_over.copy()
                 rewarded = rounds.reason != END_HAND_YAKU
-                np.add.at(rewards, rounds.game[rewarded], rounds.reward[rewarded])
+                np.add.at(rewards, rounds.game[rewarded], row_rewards[rewarded])
             else:
                 terminated = out.match_over.copy()
                 plain = ~out.match_over[rounds.game]
                 rewarded[plain] = True
-                np.add.at(rewards, rounds.game[plain], rounds.reward[plain])
+                np.add.at(rewards, rounds.game[plain], row_rewards[plain])
                 if terminated.any():
-                    gained = np.zeros((self.n_envs, 2), dtype=np.int64)
-                    self._split_match(rounds, out.match_over, rewarded, self._carry, gained)
+                    gained = np.zeros((self.n_envs, 2), dtype=np.float64)
+                    self._split_match(rounds, row_rewards, out.match_over, rewarded,
+                                      self._carry, gained)
                     rewards += gained
                     self._has_carry = bool(self._carry.any())
         else:
@@ -121,8 +132,16 @@ class KoiKoiVectorEnv:
         infos = self._infos(rounds, out.matches, rewarded)
         return obs, rewards, terminated, np.zeros(self.n_envs, dtype=bool), infos
 
-    def _split_match(self, rounds: RoundResults, over: np.ndarray, rewarded: np.ndarray,
-                     carry: np.ndarray, gained: np.ndarray | None = None,
+    def _row_rewards(self, rounds: RoundResults, matches: MatchResults,
+                     match_over: np.ndarray) -> np.ndarray:
+        """(K, 2) reward of each round row: its points, or its match-value change."""
+        if self.reward == "points":
+            return rounds.reward
+        return match_win_rewards(rounds, matches, match_over, self.core.match_score[:, 0],
+                                 self.core.round_index, self.options.rules, self.round_sigma)
+
+    def _split_match(self, rounds: RoundResults, row_rewards: np.ndarray, over: np.ndarray,
+                     rewarded: np.ndarray, carry: np.ndarray, gained: np.ndarray | None = None,
                      at_reset: bool = False) -> None:
         """Rows of games whose match ended: the played match's rows are rewarded now (into
         ``gained``), those of the match now in progress are carried (into ``carry``)."""
@@ -135,9 +154,9 @@ class KoiKoiVectorEnv:
                 end, start = 0, len(rows) - open_rounds
             else:
                 end, start = match_boundaries(index, open_rounds)
-                gained[g] += rounds.reward[rows[:end]].sum(axis=0)
+                gained[g] += row_rewards[rows[:end]].sum(axis=0)
                 rewarded[rows[:end]] = True
-            carry[g] += rounds.reward[rows[start:]].sum(axis=0)
+            carry[g] += row_rewards[rows[start:]].sum(axis=0)
             rewarded[rows[start:]] = True
 
     def _infos(self, rounds: RoundResults, matches: Any, rewarded: np.ndarray) -> dict:
@@ -151,7 +170,7 @@ class KoiKoiVectorEnv:
         return {**self.core.state_dict(), "carry": self._carry.copy()}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        carry = np.asarray(state["carry"], dtype=np.int64)
+        carry = np.asarray(state["carry"], dtype=np.float64)
         if carry.shape != self._carry.shape:
             raise ValueError(f"env state 'carry' has shape {carry.shape}, "
                              f"expected {self._carry.shape}")
