@@ -3,7 +3,9 @@
 PPO from scratch spends most of a short budget rediscovering what a heuristic already
 knows (take brights, stop with a safe lead). Cloning the teacher first — cross-entropy on its
 legal-masked choices, the value head regressed on the Monte Carlo round returns of the same
-games — hands PPO a policy at the teacher's level, and self-play then improves on it.
+games — hands PPO a policy at the teacher's level, and self-play then improves on it. A
+privileged critic (``critic: privileged``) is regressed on the same returns from its own
+input, so PPO does not start with an untrained baseline.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from hanafuda_env.observation import encode_hidden
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
-from .networks import ActorCritic, masked_log_probs
+from .networks import ActorCritic, Critic, masked_log_probs
 
 
-def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float
-                          ) -> dict[str, np.ndarray]:
+def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float,
+                          with_hidden: bool = False) -> dict[str, np.ndarray]:
     """``n_steps`` decisions per game with the teacher on both seats, plus each decision's
-    return (the rest of its seat's episode reward, undiscounted)."""
+    return (the rest of its seat's episode reward, undiscounted) and, ``with_hidden``, the
+    privileged critic's input (observation and hidden cards)."""
     from .ppo import compute_gae  # the same two-seat credit assignment as training
 
     n = env.n_envs
@@ -31,8 +35,13 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_sc
             "seat": np.zeros((n_steps, n), dtype=np.int64),
             "reward": np.zeros((n_steps, n, 2), dtype=np.float32),
             "done": np.zeros((n_steps, n), dtype=bool)}
+    if with_hidden:
+        data["critic_obs"] = np.zeros((n_steps, n, obs.shape[1] + encode_hidden(env.core).shape[1]),
+                                      dtype=np.float32)
     mask, seat = info["action_mask"], info["seat"]
     for t in range(n_steps):
+        if with_hidden:
+            data["critic_obs"][t] = np.concatenate([obs, encode_hidden(env.core)], axis=1)
         action = teacher.act(obs, mask)
         data["obs"][t], data["mask"][t], data["action"][t], data["seat"][t] = (
             obs, mask, action, seat)
@@ -55,11 +64,14 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_sc
 
 def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
                data: dict[str, np.ndarray], epochs: int, minibatches: int, vf_coef: float,
-               max_grad_norm: float, generator: torch.Generator) -> dict[str, float]:
-    """Supervised epochs on one batch of teacher decisions; returns the last losses."""
+               max_grad_norm: float, generator: torch.Generator,
+               critic: Critic | None = None) -> dict[str, float]:
+    """Supervised epochs on one batch of teacher decisions; returns the last losses.
+    ``optimizer`` holds the network's parameters (and the critic's, when one is given)."""
     keep = data["keep"].reshape(-1)
-    flat = {k: torch.as_tensor(data[k].reshape(-1, *data[k].shape[2:])[keep])
-            for k in ("obs", "mask", "action", "return")}
+    keys = ("obs", "mask", "action", "return") + (("critic_obs",) if critic is not None else ())
+    flat = {k: torch.as_tensor(data[k].reshape(-1, *data[k].shape[2:])[keep]) for k in keys}
+    params = [p for group in optimizer.param_groups for p in group["params"]]
     n = len(flat["action"])
     stats = {"imitation/policy_loss": 0.0, "imitation/value_loss": 0.0,
              "imitation/accuracy": 0.0}
@@ -71,10 +83,13 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
             target = flat["action"][idx]
             policy_loss = -log_probs.gather(1, target[:, None]).mean()
             value_loss = 0.5 * ((value - flat["return"][idx]) ** 2).mean()
+            if critic is not None:
+                critic_value = critic(flat["critic_obs"][idx])
+                value_loss = value_loss + 0.5 * ((critic_value - flat["return"][idx]) ** 2).mean()
             loss = policy_loss + vf_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
             optimizer.step()
             stats = {"imitation/policy_loss": policy_loss.item(),
                      "imitation/value_loss": value_loss.item(),

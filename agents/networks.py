@@ -47,6 +47,23 @@ class ActorCritic(nn.Module):
         return logits, self.value(features).squeeze(-1)
 
 
+class Critic(nn.Module):
+    """A value network of its own, for a critic that sees more than the policy (the hidden
+    cards during training: ``hanafuda_env.observation.encode_hidden``)."""
+
+    def __init__(self, input_dim: int, hidden: int = 256, layers: int = 2):
+        super().__init__()
+        body: list[nn.Module] = []
+        width = input_dim
+        for _ in range(layers):
+            body += [layer_init(nn.Linear(width, hidden)), nn.Tanh()]
+            width = hidden
+        self.body = nn.Sequential(*body, layer_init(nn.Linear(width, 1), std=1.0))
+
+    def forward(self, critic_obs: torch.Tensor) -> torch.Tensor:
+        return self.body(critic_obs).squeeze(-1)
+
+
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(logits, dim=-1)
 

@@ -7,8 +7,9 @@ The algorithm, top to bottom (the CleanRL layout):
 2. Every step, every game makes one decision: the learner's network acts where the learner
    is to move, the game's opponent elsewhere. All decisions are stored; only the learner's
    are trained on.
-3. Rewards are zero-sum round points per seat. A seat's reward is credited to that seat's
-   latest decision; GAE runs backwards over each (game, seat) stream of decisions.
+3. Rewards are zero-sum per seat: round points, or (``reward: match_win``) each round's
+   change in match-win chance. A seat's reward is credited to that seat's latest decision;
+   GAE runs backwards over each (game, seat) stream of decisions.
 4. The clipped PPO objective with a value loss and an entropy bonus over legal actions
    only, minibatch epochs, gradient clipping and linear learning-rate annealing.
 5. Every ``snapshot_interval`` updates the learner joins the pool; opponents are drawn by
@@ -19,6 +20,7 @@ The algorithm, top to bottom (the CleanRL layout):
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,16 +31,20 @@ import torch
 import yaml
 
 from hanafuda_env.core import DECIDE, KOIKOI, STOP
-from hanafuda_env.observation import BLOCK
+from hanafuda_env.observation import BLOCK, HIDDEN_DIM, OBS_DIM, encode_hidden
+from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, check_reward
 from hanafuda_env.rules import resolve_rules
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from .files import atomic_write_json, atomic_write_text
-from .networks import ActorCritic, masked_entropy, masked_log_probs, sample_actions
+from .networks import ActorCritic, Critic, masked_entropy, masked_log_probs, sample_actions
 from .policy import PolicyAgent, load_checkpoint, save_checkpoint
 from .selfplay import SELF, OpponentPool
 
 _PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
+
+
+CRITICS = ("shared", "privileged")
 
 
 class ConfigError(ValueError):
@@ -53,6 +59,8 @@ class PPOConfig:
     seed: int = 1
     rules: Any = "nintendo"  # preset name, mapping of rule options, or YAML path
     episode: str = "round"  # "round" or "match"
+    reward: str = "points"  # "points" or "match_win" (hanafuda_env.rewards)
+    round_sigma: float = DEFAULT_ROUND_SIGMA  # match_win: one round's margin spread
     total_decisions: int = 20_000_000  # environment decisions (both seats) to train for
     n_envs: int = 256
     n_steps: int = 64  # decisions per game per rollout
@@ -71,6 +79,9 @@ class PPOConfig:
     reward_scale: float = 0.1  # points are multiplied by this before learning
     hidden: int = 256
     layers: int = 2
+    # "shared": the policy network's value head; "privileged": a critic of its own that also
+    # sees the hidden cards (training only: policies never do), for less noisy advantages
+    critic: str = "shared"
     self_play_fraction: float = 0.5
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
     snapshot_interval: int = 20  # updates
@@ -84,6 +95,7 @@ class PPOConfig:
     warmstart_decisions: int = 0  # teacher decisions to clone (0: start from scratch)
     warmstart_epochs: int = 2
     warmstart_learning_rate: float = 1e-3
+    init_checkpoint: str | None = None  # start from these weights (no warm start then)
     torch_threads: int = 1  # more threads only help on an otherwise idle machine
     log_dir: str = "runs"
     progress_bar: bool = True
@@ -91,6 +103,16 @@ class PPOConfig:
     def __post_init__(self) -> None:
         if self.episode not in ("round", "match"):
             raise ConfigError(f"episode must be 'round' or 'match', got {self.episode!r}")
+        if self.critic not in CRITICS:
+            raise ConfigError(f"critic must be one of {', '.join(map(repr, CRITICS))}, got "
+                              f"{self.critic!r}")
+        try:
+            check_reward(self.reward, self.round_sigma)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        if self.init_checkpoint is not None and not os.path.isfile(self.init_checkpoint):
+            raise ConfigError(f"init_checkpoint {self.init_checkpoint!r} is not an existing "
+                              "checkpoint file")
         for name in ("total_decisions", "n_envs", "n_steps", "update_epochs", "n_minibatches",
                      "hidden", "layers", "snapshot_interval", "checkpoint_interval",
                      "torch_threads"):
@@ -230,12 +252,16 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)  # the network's initial weights
         self.rules = resolve_rules(cfg.rules)
-        self.env = KoiKoiVectorEnv(cfg.n_envs, rules=self.rules, episode=cfg.episode,
-                                   seed=cfg.seed)
+        self.env = make_env(cfg, self.rules, cfg.seed)
         self.net_kwargs = {"hidden": cfg.hidden, "layers": cfg.layers}
         self.network = ActorCritic(**self.net_kwargs)
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=cfg.learning_rate,
-                                          eps=1e-5)
+        if cfg.init_checkpoint is not None:
+            self._load_initial_weights(cfg.init_checkpoint)
+        self.critic = (Critic(OBS_DIM + HIDDEN_DIM, cfg.hidden, cfg.layers)
+                       if cfg.critic == "privileged" else None)
+        self.params = [*self.network.parameters(),
+                       *(self.critic.parameters() if self.critic is not None else ())]
+        self.optimizer = torch.optim.Adam(self.params, lr=cfg.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(cfg.seed)
         self.torch_rng = torch.Generator().manual_seed(cfg.seed)
         self.pool = OpponentPool(self.rules, list(cfg.baselines), self.net_kwargs,
@@ -251,7 +277,14 @@ class Trainer:
             self.pool) else np.full(cfg.n_envs, SELF)
         self.episode_return = np.zeros((cfg.n_envs, 2), dtype=np.float64)
         self.history: list[dict[str, float]] = []
-        self.warm_started = cfg.warmstart_decisions == 0
+        self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
+
+    def _load_initial_weights(self, path: str) -> None:
+        payload = load_checkpoint(path)
+        if payload["network"] != self.net_kwargs:
+            raise ConfigError(f"init_checkpoint {path!r} holds a network {payload['network']}, "
+                              f"but the config asks for {self.net_kwargs}")
+        self.network.load_state_dict(payload["model"])
 
     # ---------------------------------------------------------------- rollout
     def collect(self) -> dict[str, np.ndarray]:
@@ -272,11 +305,16 @@ class Trainer:
         stats = {"learner_points": [], "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
                  "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
                  "learner_rounds_won": 0, "pool_points": []}
+        if self.critic is not None:
+            buf["critic_obs"] = np.zeros((*shape, OBS_DIM + HIDDEN_DIM), dtype=np.float32)
         for t in range(cfg.n_steps):
             learner = (self.opponent == SELF) | (self.seat == self.learner_seat)
             with torch.no_grad():
                 logits, value = self.network(torch.as_tensor(self.obs),
                                              torch.as_tensor(self.mask))
+                if self.critic is not None:
+                    buf["critic_obs"][t] = self.critic_obs()
+                    value = self.critic(torch.as_tensor(buf["critic_obs"][t]))
                 action = sample_actions(logits, self.torch_rng)
                 logprob = masked_log_probs(logits).gather(1, action[:, None]).squeeze(1)
             action = action.numpy()
@@ -302,6 +340,8 @@ class Trainer:
             # The critic is trained on states where its seat is to move: bootstrap the
             # mover's stream with its value and the other seat's with the negation (zero-sum).
             _, value = self.network(torch.as_tensor(self.obs), torch.as_tensor(self.mask))
+            if self.critic is not None:
+                value = self.critic(torch.as_tensor(self.critic_obs()))
         mover_value = value.numpy()
         last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
                         -mover_value[:, None]).astype(np.float32)
@@ -310,6 +350,10 @@ class Trainer:
         buf["return"] = buf["advantage"] + buf["value"]
         self.global_step += self.batch_steps
         return buf, stats
+
+    def critic_obs(self) -> np.ndarray:
+        """The privileged critic's input: the mover's observation and its hidden cards."""
+        return np.concatenate([self.obs, encode_hidden(self.env.core)], axis=1)
 
     def _episodes_ended(self, games: np.ndarray) -> None:
         for g in games:
@@ -355,6 +399,8 @@ class Trainer:
             for idx in torch.tensor_split(order, cfg.n_minibatches):
                 mask = flat["mask"][idx]
                 logits, value = self.network(flat["obs"][idx], mask)
+                if self.critic is not None:
+                    value = self.critic(flat["critic_obs"][idx])
                 log_probs = masked_log_probs(logits)
                 new_logprob = log_probs.gather(1, flat["action"][idx, None]).squeeze(1)
                 entropy = masked_entropy(log_probs, mask)
@@ -379,7 +425,7 @@ class Trainer:
                 loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
                 self.optimizer.zero_grad()
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.network.parameters(), cfg.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(self.params, cfg.max_grad_norm)
                 self.optimizer.step()
             if cfg.target_kl is not None and approx_kl > cfg.target_kl:
                 break
@@ -400,6 +446,7 @@ class Trainer:
                   "opponent": self.opponent, "episode_return": self.episode_return}
         return {
             "model": self.network.state_dict(), "network": self.net_kwargs,
+            "critic": self.critic.state_dict() if self.critic is not None else None,
             "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
             "rules": self.rules.to_dict(), "update": self.update,
             "global_step": self.global_step, "pool": self.pool.state_dict(),
@@ -410,6 +457,8 @@ class Trainer:
 
     def restore(self, payload: dict[str, Any]) -> None:
         self.network.load_state_dict(payload["model"])
+        if self.critic is not None:
+            self.critic.load_state_dict(payload["critic"])
         self.optimizer.load_state_dict(payload["optimizer"])
         self.update, self.global_step = payload["update"], payload["global_step"]
         self.pool.load_state_dict(payload["pool"])
@@ -434,6 +483,11 @@ class Trainer:
         for old in sorted(folder.glob("update_*.pt"))[:-keep]:
             old.unlink()
         return folder / "latest.pt"
+
+
+def make_env(cfg: PPOConfig, rules, seed: int) -> KoiKoiVectorEnv:
+    return KoiKoiVectorEnv(cfg.n_envs, rules=rules, episode=cfg.episode, seed=seed,
+                           reward=cfg.reward, round_sigma=cfg.round_sigma)
 
 
 def evaluate(agent: PolicyAgent, opponents: list[str], rules, matches: int, seed: int
@@ -538,18 +592,18 @@ def warm_start(trainer: Trainer, writer, progress) -> None:
 
     cfg = trainer.cfg
     teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
-    env = KoiKoiVectorEnv(cfg.n_envs, rules=trainer.rules, episode=cfg.episode,
-                          seed=cfg.seed + 1)
+    env = make_env(cfg, trainer.rules, cfg.seed + 1)
     env.reset()
     trainer.optimizer.param_groups[0]["lr"] = cfg.warmstart_learning_rate
     done = 0
     bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
                    disable=not cfg.progress_bar, dynamic_ncols=True)
     while done < cfg.warmstart_decisions:
-        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale)
+        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
+                                     with_hidden=trainer.critic is not None)
         stats = clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
                            cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm,
-                           trainer.torch_rng)
+                           trainer.torch_rng, critic=trainer.critic)
         done += trainer.batch_steps
         for key, value in stats.items():
             writer.add_scalar(key, value, done)

@@ -57,8 +57,10 @@ def test_smoke_run_writes_config_events_and_checkpoints_then_resumes(tmp_path) -
     assert len(resumed["history"]) == 4
 
 
-def test_resumed_run_equals_uninterrupted_run(tmp_path) -> None:
-    overrides = {"total_decisions": 4096, "eval_interval": 0, "warmstart_decisions": 1024}
+@pytest.mark.parametrize("extra", [{}, {"critic": "privileged", "reward": "match_win"}])
+def test_resumed_run_equals_uninterrupted_run(tmp_path, extra) -> None:
+    overrides = {"total_decisions": 4096, "eval_interval": 0, "warmstart_decisions": 1024,
+                 **extra}
     cfg = PPOConfig.from_dict({**yaml.safe_load(SMOKE.read_text()), **overrides})
     run_training(cfg, run_dir=tmp_path / "straight")
     run_training(cfg, run_dir=tmp_path / "split", stop_after=1)
@@ -68,6 +70,26 @@ def test_resumed_run_equals_uninterrupted_run(tmp_path) -> None:
     b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")
     for name, tensor in a["model"].items():
         assert torch.equal(tensor, b["model"][name]), name
+    assert (a["critic"] is None) == (extra.get("critic", "shared") == "shared")
+    for name, tensor in (a["critic"] or {}).items():
+        assert torch.equal(tensor, b["critic"][name]), name
+
+
+def test_init_checkpoint_starts_from_its_weights_and_must_fit(tmp_path) -> None:
+    base = {**yaml.safe_load(SMOKE.read_text()), "total_decisions": 1024, "eval_interval": 0}
+    run_training(PPOConfig.from_dict(base), run_dir=tmp_path / "first")
+    start = tmp_path / "first" / "checkpoints" / "latest.pt"
+    cfg = PPOConfig.from_dict({**base, "init_checkpoint": str(start), "warmstart_decisions": 512,
+                               "critic": "privileged"})
+    from agents.ppo import Trainer
+
+    trainer = Trainer(cfg, tmp_path / "second")
+    assert trainer.warm_started  # the checkpoint replaces the warm start
+    for name, tensor in load_checkpoint(start)["model"].items():
+        assert torch.equal(trainer.network.state_dict()[name], tensor), name
+    with pytest.raises(ValueError, match="holds a network"):
+        Trainer(PPOConfig.from_dict({**base, "init_checkpoint": str(start), "hidden": 32}),
+                tmp_path / "third")
 
 
 def test_same_seed_gives_the_same_run(tmp_path) -> None:
@@ -151,6 +173,10 @@ def test_match_episodes_train_and_record_match_results(tmp_path) -> None:
     ({"learning_rate": "x"}, "learning_rate must be a number"),
     ({"gamma": 5}, "gamma must be"),
     ({"max_snapshots": 0}, "max_snapshots must be"),
+    ({"reward": "wins"}, "'points', 'match_win'"),
+    ({"round_sigma": -1}, "round_sigma must be"),
+    ({"critic": "oracle"}, "'shared', 'privileged'"),
+    ({"init_checkpoint": "no/such/file.pt"}, "not an existing checkpoint"),
 ])
 def test_config_values_are_checked_up_front(override, message) -> None:
     with pytest.raises(ValueError, match=message):
