@@ -82,7 +82,9 @@ class PolicyAgent:
 
     @torch.no_grad()
     def value(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The critic's estimate (in reward units) of each state."""
+        """The network's own value head (in its run's reward units). Runs with
+        ``critic: privileged`` train that head only during the warm start: their PPO critic is
+        a separate network that needs hidden cards, so it is not part of a policy."""
         _, values = self.network(torch.as_tensor(obs), torch.as_tensor(mask, dtype=torch.bool))
         return values.numpy()
 

@@ -11,7 +11,10 @@ The algorithm, top to bottom (the CleanRL layout):
    change in match-win chance. A seat's reward is credited to that seat's latest decision;
    GAE runs backwards over each (game, seat) stream of decisions.
 4. The clipped PPO objective with a value loss and an entropy bonus over legal actions
-   only, minibatch epochs, gradient clipping and linear learning-rate annealing.
+   only (``critic: privileged``: the value comes from a separate critic that also sees the
+   opponent's hand and the stock order — advantages with less luck in them; only the
+   policy is ever used to act), minibatch epochs, gradient clipping and linear
+   learning-rate annealing.
 5. Every ``snapshot_interval`` updates the learner joins the pool; opponents are drawn by
    how often the learner still fails to beat them (see ``selfplay``). Evaluation against
    the baselines, TensorBoard scalars and atomic checkpoints follow their own intervals.
