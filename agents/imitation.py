@@ -95,3 +95,31 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
                      "imitation/value_loss": value_loss.item(),
                      "imitation/accuracy": (logits.argmax(-1) == target).float().mean().item()}
     return stats
+
+
+def warm_start(trainer, env: KoiKoiVectorEnv, writer, progress) -> None:
+    """Clone the teacher's play into ``trainer``'s network (and privileged critic) on
+    ``env``, games separate from training's; ``progress`` is a tqdm-like bar factory."""
+    from .registry import make_agent
+
+    cfg = trainer.cfg
+    teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
+    env.reset()
+    trainer.optimizer.param_groups[0]["lr"] = cfg.warmstart_learning_rate
+    done = 0
+    bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
+                   disable=not cfg.progress_bar, dynamic_ncols=True)
+    while done < cfg.warmstart_decisions:
+        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
+                                     with_hidden=trainer.critic is not None)
+        stats = clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
+                           cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm,
+                           trainer.torch_rng, critic=trainer.critic)
+        done += trainer.batch_steps
+        for key, value in stats.items():
+            writer.add_scalar(key, value, done)
+        bar.update(trainer.batch_steps)
+        bar.set_postfix_str(f"accuracy={stats['imitation/accuracy']:.2f}")
+    bar.close()
+    trainer.optimizer.param_groups[0]["lr"] = cfg.learning_rate
+    trainer.warm_started = True

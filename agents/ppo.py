@@ -548,7 +548,9 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
             sort_keys=False, allow_unicode=True))
     writer = SummaryWriter(str(run_dir))
     if not trainer.warm_started:
-        warm_start(trainer, writer, tqdm)
+        from .imitation import warm_start
+
+        warm_start(trainer, make_env(cfg, trainer.rules, cfg.seed + 1), writer, tqdm)
     bar = tqdm(total=trainer.n_updates * trainer.batch_steps, initial=trainer.global_step,
                unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True)
     metrics: dict[str, float] = {}
@@ -586,35 +588,6 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     writer.close()
     atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
     return {"run_dir": str(run_dir), **metrics}
-
-
-def warm_start(trainer: Trainer, writer, progress) -> None:
-    """Clone the teacher's play (see ``imitation``) on games separate from training's."""
-    from .imitation import clone_step, collect_teacher_games
-    from .registry import make_agent
-
-    cfg = trainer.cfg
-    teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
-    env = make_env(cfg, trainer.rules, cfg.seed + 1)
-    env.reset()
-    trainer.optimizer.param_groups[0]["lr"] = cfg.warmstart_learning_rate
-    done = 0
-    bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
-                   disable=not cfg.progress_bar, dynamic_ncols=True)
-    while done < cfg.warmstart_decisions:
-        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
-                                     with_hidden=trainer.critic is not None)
-        stats = clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
-                           cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm,
-                           trainer.torch_rng, critic=trainer.critic)
-        done += trainer.batch_steps
-        for key, value in stats.items():
-            writer.add_scalar(key, value, done)
-        bar.update(trainer.batch_steps)
-        bar.set_postfix_str(f"accuracy={stats['imitation/accuracy']:.2f}")
-    bar.close()
-    trainer.optimizer.param_groups[0]["lr"] = cfg.learning_rate
-    trainer.warm_started = True
 
 
 def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, float]:
