@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
+from hanafuda_env import cards as C
 from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.observation import BLOCK, OBS_DIM
 
 # Illegal logits get this value instead of -inf: exp() underflows to exactly 0 in float32,
 # yet no inf - inf = NaN can appear in log-softmax or its gradient.
@@ -19,19 +21,65 @@ def layer_init(layer: nn.Linear, std: float = 2**0.5, bias: float = 0.0) -> nn.L
     return layer
 
 
+# Card groups the yaku are made of: progress towards them is a feature of its own.
+YAKU_GROUPS = (C.BRIGHTS, C.INO_SHIKA_CHO, C.RED_POETRY_RIBBONS, C.BLUE_RIBBONS,
+               C.CURTAIN | C.SAKE_CUP, C.MOON | C.SAKE_CUP, C.ANIMALS, C.RIBBONS,
+               C.CHAFF_CARDS | C.SAKE_CUP)
+
+
+class CardFeatures(nn.Module):
+    """Fixed (untrained) features an MLP finds slowly on its own: products of card sets.
+
+    Whether a hand card can capture depends on the *field's* cards of its month — a product
+    of two observation blocks, which a tanh layer only approximates. Per card (48 each):
+    same-month counts on the field, among unseen cards, in my hand and in both piles; "this
+    hand card captures now", "this field card is takeable by my hand", "this field card can
+    be taken by a card I have not seen". Per yaku group: the share in my pile, the
+    opponent's, and still free.
+    """
+
+    def __init__(self):
+        super().__init__()
+        months = torch.zeros(48, 12)
+        months[torch.arange(48), torch.as_tensor(C.CARD_MONTH.astype("int64") - 1)] = 1.0
+        groups = torch.as_tensor(C.bits_to_bool(np.array(YAKU_GROUPS, dtype=np.uint64)),
+                                 dtype=torch.float32).reshape(len(YAKU_GROUPS), 48).T
+        self.register_buffer("months", months, persistent=False)
+        self.register_buffer("groups", groups / groups.sum(0), persistent=False)
+        self.blocks = [BLOCK[name] for name in ("hand", "field", "own_pile", "opp_pile",
+                                                 "unseen", "pending")]
+
+    size = 7 * 48 + 3 * len(YAKU_GROUPS)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        hand, field, own, opp, unseen, pending = (obs[:, b] for b in self.blocks)
+
+        def same_month(cards: torch.Tensor) -> torch.Tensor:  # per card: its month's count
+            return (cards @ self.months) @ self.months.T / 3.0
+
+        at_field, at_unseen, at_hand = same_month(field), same_month(unseen), same_month(hand)
+        free = hand + field + unseen + pending
+        return torch.cat([
+            obs, at_field, at_unseen, at_hand, same_month(own + opp),
+            hand * (at_field > 0), field * (at_hand > 0), field * (at_unseen > 0),
+            own @ self.groups, opp @ self.groups, free @ self.groups], dim=1)
+
+
 class ActorCritic(nn.Module):
     """A shared MLP trunk with a 98-way policy head and a value head.
 
     One head makes every decision (card, field choice, koi-koi); the decision phase is part of
-    the observation, and the mask leaves only that phase's actions.
+    the observation, and the mask leaves only that phase's actions. ``card_features`` adds
+    :class:`CardFeatures` to the input.
     """
 
     def __init__(self, obs_dim: int = OBS_DIM, hidden: int = 256, layers: int = 2,
-                 n_actions: int = NUM_ACTIONS):
+                 n_actions: int = NUM_ACTIONS, card_features: bool = False):
         super().__init__()
         self.hidden, self.layers = hidden, layers
+        self.features = CardFeatures() if card_features else nn.Identity()
         trunk: list[nn.Module] = []
-        width = obs_dim
+        width = obs_dim + (CardFeatures.size if card_features else 0)
         for _ in range(layers):
             trunk += [layer_init(nn.Linear(width, hidden)), nn.Tanh()]
             width = hidden
@@ -42,7 +90,7 @@ class ActorCritic(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at MASKED_LOGIT) and state values."""
-        features = self.trunk(obs)
+        features = self.trunk(self.features(obs))
         logits = self.policy(features).masked_fill(~mask, MASKED_LOGIT)
         return logits, self.value(features).squeeze(-1)
 

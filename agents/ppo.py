@@ -85,6 +85,7 @@ class PPOConfig:
     # "shared": the policy network's value head; "privileged": a critic of its own that also
     # sees the hidden cards (training only: policies never do), for less noisy advantages
     critic: str = "shared"
+    card_features: bool = False  # add networks.CardFeatures (same-month and yaku-group sums)
     self_play_fraction: float = 0.5
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
     snapshot_interval: int = 20  # updates
@@ -106,6 +107,9 @@ class PPOConfig:
     def __post_init__(self) -> None:
         if self.episode not in ("round", "match"):
             raise ConfigError(f"episode must be 'round' or 'match', got {self.episode!r}")
+        for name in ("anneal_lr", "clip_vloss", "card_features", "progress_bar"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.critic not in CRITICS:
             raise ConfigError(f"critic must be one of {', '.join(map(repr, CRITICS))}, got "
                               f"{self.critic!r}")
@@ -256,7 +260,9 @@ class Trainer:
         torch.manual_seed(cfg.seed)  # the network's initial weights
         self.rules = resolve_rules(cfg.rules)
         self.env = make_env(cfg, self.rules, cfg.seed)
-        self.net_kwargs = {"hidden": cfg.hidden, "layers": cfg.layers}
+        self.net_kwargs: dict[str, Any] = {"hidden": cfg.hidden, "layers": cfg.layers}
+        if cfg.card_features:
+            self.net_kwargs["card_features"] = True
         self.network = ActorCritic(**self.net_kwargs)
         if cfg.init_checkpoint is not None:
             self._load_initial_weights(cfg.init_checkpoint)

@@ -119,3 +119,42 @@ def test_pool_keeps_indices_when_the_oldest_snapshot_is_replaced() -> None:
     assert pool.entries[3].rounds == 1 and pool.entries[2].rounds == 0
     pool.add_snapshot(net, 400)
     assert [e.name for e in pool.entries][2:] == ["snapshot@300", "snapshot@400"]
+
+
+def test_card_features_see_captures_and_yaku_progress() -> None:
+    from agents.networks import YAKU_GROUPS, CardFeatures
+    from hanafuda_env import cards as C
+    from hanafuda_env.observation import BLOCK, OBS_DIM
+
+    month_of = C.CARD_MONTH
+    crane, plum = C.ids_of(C.CRANE)[0], C.ids_of(C.PHOENIX)[0]
+    pine_mate = next(c for c in range(48) if month_of[c] == month_of[crane] and c != crane)
+    obs = torch.zeros(1, OBS_DIM)
+    obs[0, BLOCK["hand"].start + pine_mate] = 1.0  # a pine card in hand ...
+    obs[0, BLOCK["field"].start + crane] = 1.0  # ... takes the crane on the field
+    obs[0, BLOCK["hand"].start + plum] = 1.0  # the phoenix has no mate on the field
+    obs[0, BLOCK["own_pile"].start + C.ids_of(C.MOON)[0]] = 1.0
+    features = CardFeatures()(obs)[0, OBS_DIM:]
+    per_card = features[:7 * 48].reshape(7, 48)
+    captures_now, field_takeable = per_card[4], per_card[5]
+    assert captures_now[pine_mate] == 1 and captures_now[plum] == 0
+    assert field_takeable[crane] == 1 and field_takeable.sum() == 1
+    assert per_card[0, pine_mate] == pytest.approx(1 / 3)  # one field card of its month
+    own_groups = features[7 * 48:7 * 48 + len(YAKU_GROUPS)]
+    assert own_groups[0] == pytest.approx(1 / 5)  # one of the five brights
+
+
+def test_card_feature_networks_save_load_and_play(tmp_path) -> None:
+    net = ActorCritic(hidden=16, layers=1, card_features=True)
+    path = tmp_path / "cf.pt"
+    save_checkpoint(path, {"model": net.state_dict(),
+                           "network": {"hidden": 16, "layers": 1, "card_features": True}})
+    agent = PolicyAgent.load(path)
+    from hanafuda_env.vector_env import KoiKoiVectorEnv
+
+    env = KoiKoiVectorEnv(8, seed=0)
+    obs, info = env.reset()
+    actions = agent.act(obs, info["action_mask"])
+    assert info["action_mask"][np.arange(8), actions].all()
+    with pytest.raises(ConfigError, match="card_features must be true or false"):
+        PPOConfig(card_features="yes")
