@@ -94,6 +94,7 @@ class PPOConfig:
     eval_interval: int = 25  # updates; 0 disables evaluation during training
     eval_matches: int = 200
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    best_opponent: str | None = None  # keep checkpoints/best.pt: best eval win rate vs this
     checkpoint_interval: int = 25  # updates
     warmstart_teacher: str = "expert"  # agent whose moves are cloned before self-play
     warmstart_decisions: int = 0  # teacher decisions to clone (0: start from scratch)
@@ -147,6 +148,11 @@ class PPOConfig:
             for agent in names:
                 _check_agent(name, agent)
         _check_agent("warmstart_teacher", self.warmstart_teacher)
+        if self.best_opponent is not None and (self.best_opponent not in self.eval_opponents
+                                               or not self.eval_interval):
+            raise ConfigError(f"best_opponent must be one of eval_opponents "
+                              f"{self.eval_opponents} (with eval_interval > 0), got "
+                              f"{self.best_opponent!r}")
         resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
 
     @classmethod
@@ -286,6 +292,7 @@ class Trainer:
             self.pool) else np.full(cfg.n_envs, SELF)
         self.episode_return = np.zeros((cfg.n_envs, 2), dtype=np.float64)
         self.history: list[dict[str, float]] = []
+        self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
         self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
 
     def _load_initial_weights(self, path: str) -> None:
@@ -462,6 +469,7 @@ class Trainer:
             "rng": self.rng.bit_generator.state, "torch_rng": self.torch_rng.get_state(),
             "arrays": _to_tensors(arrays), "warm_started": self.warm_started,
             "history": [{k: float(v) for k, v in row.items()} for row in self.history],
+            "best_win_rate": self.best_win_rate,
         }
 
     def restore(self, payload: dict[str, Any]) -> None:
@@ -478,6 +486,7 @@ class Trainer:
         self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
         self.episode_return = arrays["episode_return"]
         self.history = list(payload["history"])
+        self.best_win_rate = float(payload.get("best_win_rate", -1.0))
         self.warm_started = payload["warm_started"]
         self.obs = self.env.observe(self.env.core.mover)
         self.mask = self.env.core.legal_action_mask()
@@ -492,6 +501,18 @@ class Trainer:
         for old in sorted(folder.glob("update_*.pt"))[:-keep]:
             old.unlink()
         return folder / "latest.pt"
+
+    def save_if_best(self, win_rate: float) -> bool:
+        """Keep the policy as ``best.pt`` when it beats every earlier evaluation's win rate
+        against ``best_opponent`` (a policy checkpoint: weights only, no training state)."""
+        if win_rate <= self.best_win_rate:
+            return False
+        self.best_win_rate = win_rate
+        save_checkpoint(self.run_dir / "checkpoints" / "best.pt", {
+            "model": self.network.state_dict(), "network": self.net_kwargs,
+            "update": self.update, "global_step": self.global_step,
+            "opponent": self.cfg.best_opponent, "win_rate": win_rate})
+        return True
 
 
 def make_env(cfg: PPOConfig, rules, seed: int) -> KoiKoiVectorEnv:
@@ -581,6 +602,9 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
                 metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
             eval_note = " ".join(f"{k.rsplit('_', 1)[-1]}={v:.2f}" for k, v in metrics.items()
                                  if k.startswith("eval/win_rate"))
+            if cfg.best_opponent is not None:
+                trainer.save_if_best(metrics[f"eval/win_rate_vs_{cfg.best_opponent}"])
+                metrics["eval/best_win_rate"] = trainer.best_win_rate
         for key, value in metrics.items():
             writer.add_scalar(key, value, trainer.global_step)
         trainer.history.append({"step": trainer.global_step, **metrics})

@@ -75,6 +75,21 @@ def test_resumed_run_equals_uninterrupted_run(tmp_path, extra) -> None:
         assert torch.equal(tensor, b["critic"][name]), name
 
 
+def test_best_checkpoint_follows_the_best_evaluation(tmp_path) -> None:
+    cfg = PPOConfig.from_dict({**yaml.safe_load(SMOKE.read_text()), "total_decisions": 8192,
+                               "eval_interval": 1, "eval_matches": 4,
+                               "best_opponent": "random"})
+    run_training(cfg, run_dir=tmp_path / "run")
+    best = load_checkpoint(tmp_path / "run" / "checkpoints" / "best.pt")
+    history = load_checkpoint(tmp_path / "run" / "checkpoints" / "latest.pt")["history"]
+    rates = [row["eval/win_rate_vs_random"] for row in history]
+    assert best["win_rate"] == max(rates)
+    assert best["update"] == 1 + rates.index(max(rates))  # the first evaluation that reached it
+    assert PolicyAgent.load(tmp_path / "run" / "checkpoints" / "best.pt").name == "best"
+    with pytest.raises(ValueError, match="best_opponent must be one of"):
+        PPOConfig.from_dict({**yaml.safe_load(SMOKE.read_text()), "best_opponent": "expert"})
+
+
 def test_init_checkpoint_starts_from_its_weights_and_must_fit(tmp_path) -> None:
     base = {**yaml.safe_load(SMOKE.read_text()), "total_decisions": 1024, "eval_interval": 0}
     run_training(PPOConfig.from_dict(base), run_dir=tmp_path / "first")
