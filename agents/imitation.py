@@ -13,10 +13,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from hanafuda_env.observation import encode_hidden
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
-from .networks import ActorCritic, Critic, masked_log_probs
+from .networks import CRITIC_INPUT_DIM, ActorCritic, Critic, critic_input, masked_log_probs
 
 
 def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float,
@@ -36,12 +35,11 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_sc
             "reward": np.zeros((n_steps, n, 2), dtype=np.float32),
             "done": np.zeros((n_steps, n), dtype=bool)}
     if with_hidden:
-        data["critic_obs"] = np.zeros((n_steps, n, obs.shape[1] + encode_hidden(env.core).shape[1]),
-                                      dtype=np.float32)
+        data["critic_obs"] = np.zeros((n_steps, n, CRITIC_INPUT_DIM), dtype=np.float32)
     mask, seat = info["action_mask"], info["seat"]
     for t in range(n_steps):
         if with_hidden:
-            data["critic_obs"][t] = np.concatenate([obs, encode_hidden(env.core)], axis=1)
+            data["critic_obs"][t] = critic_input(obs, env.core)
         action = teacher.act(obs, mask)
         data["obs"][t], data["mask"][t], data["action"][t], data["seat"][t] = (
             obs, mask, action, seat)

@@ -7,8 +7,8 @@ import torch
 from torch import nn
 
 from hanafuda_env import cards as C
-from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.observation import BLOCK, OBS_DIM
+from hanafuda_env.core import NUM_ACTIONS, KoiKoiCore
+from hanafuda_env.observation import BLOCK, HIDDEN_DIM, OBS_DIM, encode_hidden
 
 # Illegal logits get this value instead of -inf: exp() underflows to exactly 0 in float32,
 # yet no inf - inf = NaN can appear in log-softmax or its gradient.
@@ -19,6 +19,15 @@ def layer_init(layer: nn.Linear, std: float = 2**0.5, bias: float = 0.0) -> nn.L
     nn.init.orthogonal_(layer.weight, std)
     nn.init.constant_(layer.bias, bias)
     return layer
+
+
+def mlp_layers(width: int, hidden: int, layers: int) -> list[nn.Module]:
+    """``layers`` tanh layers of ``hidden`` units on a ``width``-wide input."""
+    body: list[nn.Module] = []
+    for _ in range(layers):
+        body += [layer_init(nn.Linear(width, hidden)), nn.Tanh()]
+        width = hidden
+    return body
 
 
 # Card groups the yaku are made of: progress towards them is a feature of its own.
@@ -78,12 +87,8 @@ class ActorCritic(nn.Module):
         super().__init__()
         self.hidden, self.layers = hidden, layers
         self.features = CardFeatures() if card_features else nn.Identity()
-        trunk: list[nn.Module] = []
         width = obs_dim + (CardFeatures.size if card_features else 0)
-        for _ in range(layers):
-            trunk += [layer_init(nn.Linear(width, hidden)), nn.Tanh()]
-            width = hidden
-        self.trunk = nn.Sequential(*trunk)
+        self.trunk = nn.Sequential(*mlp_layers(width, hidden, layers))
         self.policy = layer_init(nn.Linear(hidden, n_actions), std=0.01)
         self.value = layer_init(nn.Linear(hidden, 1), std=1.0)
 
@@ -95,18 +100,23 @@ class ActorCritic(nn.Module):
         return logits, self.value(features).squeeze(-1)
 
 
+CRITIC_INPUT_DIM = OBS_DIM + HIDDEN_DIM
+
+
+def critic_input(obs: np.ndarray, core: KoiKoiCore) -> np.ndarray:
+    """The privileged critic's input: the movers' observations and their hidden cards."""
+    return np.concatenate([obs, encode_hidden(core)], axis=1)
+
+
 class Critic(nn.Module):
     """A value network of its own, for a critic that sees more than the policy (the hidden
     cards during training: ``hanafuda_env.observation.encode_hidden``)."""
 
-    def __init__(self, input_dim: int, hidden: int = 256, layers: int = 2):
+    def __init__(self, input_dim: int = CRITIC_INPUT_DIM, hidden: int = 256, layers: int = 2):
         super().__init__()
-        body: list[nn.Module] = []
-        width = input_dim
-        for _ in range(layers):
-            body += [layer_init(nn.Linear(width, hidden)), nn.Tanh()]
-            width = hidden
-        self.body = nn.Sequential(*body, layer_init(nn.Linear(width, 1), std=1.0))
+        self.body = nn.Sequential(*mlp_layers(input_dim, hidden, layers),
+                                  layer_init(nn.Linear(hidden if layers else input_dim, 1),
+                                             std=1.0))
 
     def forward(self, critic_obs: torch.Tensor) -> torch.Tensor:
         return self.body(critic_obs).squeeze(-1)

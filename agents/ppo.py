@@ -34,13 +34,21 @@ import torch
 import yaml
 
 from hanafuda_env.core import DECIDE, KOIKOI, STOP
-from hanafuda_env.observation import BLOCK, HIDDEN_DIM, OBS_DIM, encode_hidden
+from hanafuda_env.observation import BLOCK
 from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, check_reward
 from hanafuda_env.rules import resolve_rules
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from .files import atomic_write_json, atomic_write_text
-from .networks import ActorCritic, Critic, masked_entropy, masked_log_probs, sample_actions
+from .networks import (
+    CRITIC_INPUT_DIM,
+    ActorCritic,
+    Critic,
+    critic_input,
+    masked_entropy,
+    masked_log_probs,
+    sample_actions,
+)
 from .policy import PolicyAgent, load_checkpoint, save_checkpoint
 from .selfplay import SELF, OpponentPool
 
@@ -272,7 +280,7 @@ class Trainer:
         self.network = ActorCritic(**self.net_kwargs)
         if cfg.init_checkpoint is not None:
             self._load_initial_weights(cfg.init_checkpoint)
-        self.critic = (Critic(OBS_DIM + HIDDEN_DIM, cfg.hidden, cfg.layers)
+        self.critic = (Critic(CRITIC_INPUT_DIM, cfg.hidden, cfg.layers)
                        if cfg.critic == "privileged" else None)
         self.params = [*self.network.parameters(),
                        *(self.critic.parameters() if self.critic is not None else ())]
@@ -322,14 +330,14 @@ class Trainer:
                  "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
                  "learner_rounds_won": 0, "pool_points": []}
         if self.critic is not None:
-            buf["critic_obs"] = np.zeros((*shape, OBS_DIM + HIDDEN_DIM), dtype=np.float32)
+            buf["critic_obs"] = np.zeros((*shape, CRITIC_INPUT_DIM), dtype=np.float32)
         for t in range(cfg.n_steps):
             learner = (self.opponent == SELF) | (self.seat == self.learner_seat)
             with torch.no_grad():
                 logits, value = self.network(torch.as_tensor(self.obs),
                                              torch.as_tensor(self.mask))
                 if self.critic is not None:
-                    buf["critic_obs"][t] = self.critic_obs()
+                    buf["critic_obs"][t] = critic_input(self.obs, self.env.core)
                     value = self.critic(torch.as_tensor(buf["critic_obs"][t]))
                 action = sample_actions(logits, self.torch_rng)
                 logprob = masked_log_probs(logits).gather(1, action[:, None]).squeeze(1)
@@ -357,7 +365,7 @@ class Trainer:
             # mover's stream with its value and the other seat's with the negation (zero-sum).
             _, value = self.network(torch.as_tensor(self.obs), torch.as_tensor(self.mask))
             if self.critic is not None:
-                value = self.critic(torch.as_tensor(self.critic_obs()))
+                value = self.critic(torch.as_tensor(critic_input(self.obs, self.env.core)))
         mover_value = value.numpy()
         last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
                         -mover_value[:, None]).astype(np.float32)
@@ -366,10 +374,6 @@ class Trainer:
         buf["return"] = buf["advantage"] + buf["value"]
         self.global_step += self.batch_steps
         return buf, stats
-
-    def critic_obs(self) -> np.ndarray:
-        """The privileged critic's input: the mover's observation and its hidden cards."""
-        return np.concatenate([self.obs, encode_hidden(self.env.core)], axis=1)
 
     def _episodes_ended(self, games: np.ndarray) -> None:
         for g in games:
