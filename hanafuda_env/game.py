@@ -437,6 +437,16 @@ class KoiKoiGame:
             return self._draw(mover)
         return self._end_turn(mover)
 
+    def may_end_round(self, action: int) -> bool:
+        """Whether ``action`` (legal) may finish the round being played — a stop, the
+        mover's last card, or any move once koi-koi was called (``_end_turn`` /
+        ``_pass_turn``) — so an env keeps a ``copy()`` of the state before it only then.
+        Conservative: True does not mean the round ends."""
+        if self.phase == DECIDE:
+            return action == STOP
+        calls = self.koikoi_calls
+        return calls[0] + calls[1] > 0 or self.hands[self.mover].bit_count() <= 1
+
     def _draw(self, mover: int) -> GameStepOutcome:
         """Turn over the top of the stock and place it like a played card (§2.2)."""
         pos = self.stock_pos

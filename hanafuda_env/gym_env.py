@@ -116,7 +116,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
         self._matches = []
         skipped: list[dict] = []
         while self.game.mover != self.seat:
-            reward, done = self._opponent_move()
+            reward, done = self._apply(self._opponent_action())
             self._carry += reward
             if done:  # the episode ended before the learner's first decision: not one
                 skipped += mark_rows(self._rounds, False)
@@ -147,15 +147,19 @@ class KoiKoiSingleAgentEnv(gym.Env):
             info["illegal_action"] = {"action": action, "legal_actions": legal}
             return (encode_game(self._final, self.seat), self.options.illegal_reward, True,
                     False, info)
-        before = self.game.copy()
+        before = self._kept_before(act)
         reward, done = self._apply(act)
         reward += self._carry
         self._carry = 0
         while not done and self.game.mover != self.seat:
-            before = self.game.copy()
-            gained, done = self._opponent_move()
+            action = self._opponent_action()
+            before = self._kept_before(action)
+            gained, done = self._apply(action)
             reward += gained
         if done:
+            if before is None:
+                raise RuntimeError("KoiKoiSingleAgentEnv: a step ended the round where "
+                                   "may_end_round said it could not; please report this")
             self._final = before
             self._next = self._next_rows  # reset() may go on from here
             self._rounds += mark_rows(self._next_rows, False)  # the next episode's: not played
@@ -178,7 +182,11 @@ class KoiKoiSingleAgentEnv(gym.Env):
         done = episode == "round" or out.match_over
         return seat_rewards(split.now)[self.seat], done
 
-    def _opponent_move(self) -> tuple[int, bool]:
+    def _kept_before(self, action: int) -> KoiKoiGame | None:
+        """The state before ``action``, kept only where it may end the episode's round."""
+        return self.game.copy() if self.game.may_end_round(action) else None
+
+    def _opponent_action(self) -> int:
         seat = 1 - self.seat
         mask = self.game.legal_action_mask()
         legal = mask.astype(bool)
@@ -196,7 +204,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
                     f"the opponent (seat {seat}) chose illegal action {action!r}; legal "
                     f"actions: {np.flatnonzero(mask).tolist()}")
             action = checked
-        return self._apply(action)
+        return int(action)
 
     # ----------------------------------------------------------------- masks
     def action_masks(self) -> np.ndarray:

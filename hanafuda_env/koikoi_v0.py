@@ -39,7 +39,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
-from .core import DECIDE, NUM_ACTIONS, STOP, IllegalActionError, action_name
+from .core import NUM_ACTIONS, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
     as_action,
@@ -270,7 +270,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         game = self.game
         seat = game.mover
         # the episode's last decision, kept only where this step may end the round
-        before = game.copy() if _may_end_round(game, act) else None
+        before = game.copy() if game.may_end_round(act) else None
         out = game.step(act)
         self._cumulative_rewards[agent] = 0.0
         info = self.infos[agent]
@@ -284,7 +284,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self._rewarded = False
         if done:
             if before is None:
-                raise RuntimeError("koikoi_v0: a step ended the round where _may_end_round "
+                raise RuntimeError("koikoi_v0: a step ended the round where may_end_round "
                                    "said it could not; please report this")
             self._final = before
             self._next = self._next_rows  # reset() may go on from here
@@ -405,14 +405,3 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     def close(self) -> None:
         """Nothing to release; defined so PettingZoo's checks see render/close together."""
-
-
-def _may_end_round(game: KoiKoiGame, action: int) -> bool:
-    """Whether ``action`` (legal) may finish the round being played, so the env must keep the
-    state before it. Only a stop, the mover's last card or a yaku after a koi-koi call can
-    (``KoiKoiGame._end_turn`` / ``_pass_turn``); skipping the copy on every other step saves
-    a ``copy()`` per step. Conservative: True does not mean the round ends."""
-    if game.phase == DECIDE:
-        return action == STOP
-    calls = game.koikoi_calls
-    return calls[0] + calls[1] > 0 or game.hands[game.mover].bit_count() <= 1

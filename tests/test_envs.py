@@ -129,14 +129,14 @@ def test_arrays_handed_out_are_never_written_later():
                                    {"on_exhaustion": "non-dealer-wins", "next_dealer": "alternate",
                                     "hand_yaku": "none", "koikoi_doubling": False}])
 def test_round_ends_only_where_the_env_keeps_the_last_decision(rules):
-    """raw_env copies the game before a step only where ``_may_end_round`` says the step may
+    """raw_env copies the game before a step only where ``may_end_round`` says the step may
     end the round: it must hold before every step that does, and spare most others."""
     game = KoiKoiGame(rules, seed=0)
     rng = random.Random(0)
     ends = kept = 0
     for _ in range(15000):
         action = rng.choice(game.legal_actions())
-        may = koikoi_v0._may_end_round(game, action)
+        may = game.may_end_round(action)
         kept += may
         if game.step(action).round_over:
             ends += 1
