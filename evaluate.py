@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from agents.evaluation import play_matches, round_robin
@@ -55,11 +54,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.batch < 1:
         parser.error("--batch must be at least 1")
     return args
-
-
-def write_json_atomic(path: str | Path, payload: Any) -> None:
-    """A reader never sees half a file (see ``agents.files``)."""
-    atomic_write_json(path, payload)
 
 
 def _interval(stat: dict[str, float], key: str = "value", digits: int = 3) -> str:
@@ -146,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     print(f"  ({result['seconds']:.1f} s)")
     if args.json:
-        write_json_atomic(args.json, result)
+        atomic_write_json(args.json, result)
         print(f"  results written to {args.json}")
     return 0
 

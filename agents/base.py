@@ -23,8 +23,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from hanafuda_env import cards as C
-from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.observation import BLOCK, OBS_DIM, SCALAR_INDEX
+from hanafuda_env.core import HAND_SIZE, NUM_ACTIONS, STOCK_SIZE
+from hanafuda_env.observation import BLOCK, OBS_DIM, SCALAR_INDEX, score_unit
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 
 
@@ -115,7 +115,7 @@ def decode(obs: np.ndarray, rules: RuleSet) -> View:
             for name in ("hand", "field", "own_pile", "opp_pile", "unseen")}
     pending_rows = obs[:, BLOCK["pending"]] > 0.5
     pending = np.where(pending_rows.any(axis=1), pending_rows.argmax(axis=1), -1)
-    unit = 10.0 * max(rules.points.extra_card, 1)  # as the encoder scales
+    unit = score_unit(rules)  # as the encoder scales
 
     def scalar(name: str) -> np.ndarray:
         return obs[:, SCALAR_INDEX[name]]
@@ -124,9 +124,9 @@ def decode(obs: np.ndarray, rules: RuleSet) -> View:
         hand=bits["hand"], field=bits["field"], own_pile=bits["own_pile"],
         opp_pile=bits["opp_pile"], unseen=bits["unseen"], pending=pending.astype(np.int64),
         phase=obs[:, BLOCK["phase"]].argmax(axis=1),
-        stock_left=np.rint(scalar("stock_left") * 24).astype(np.int64),
-        own_hand_n=np.rint(scalar("own_hand_size") * 8).astype(np.int64),
-        opp_hand_n=np.rint(scalar("opp_hand_size") * 8).astype(np.int64),
+        stock_left=np.rint(scalar("stock_left") * STOCK_SIZE).astype(np.int64),
+        own_hand_n=np.rint(scalar("own_hand_size") * HAND_SIZE).astype(np.int64),
+        opp_hand_n=np.rint(scalar("opp_hand_size") * HAND_SIZE).astype(np.int64),
         own_called=scalar("own_called_koikoi") > 0.5,
         opp_called=scalar("opp_called_koikoi") > 0.5,
         own_total=np.rint(scalar("own_yaku_total") * unit).astype(np.int64),

@@ -458,11 +458,6 @@ class ExpertAgent(Agent):
         return self._card_values(view, cards, race[:k]), out, self._decide(view, deciding,
                                                                           race[k:])
 
-    def _value_card_actions(self, view: View, rows: np.ndarray, acts: np.ndarray):
-        """(values, outcomes) of card actions (rows, acts): the card half of ``_evaluate``."""
-        values, out, _ = self._evaluate(view, rows, acts, np.zeros(0, dtype=np.intp))
-        return values, out
-
     def _card_positions(self, view: View, out: Outcomes) -> _Positions:
         r = out.row
         pile = view.own_pile[r] | out.captured
@@ -498,10 +493,8 @@ class ExpertAgent(Agent):
         made_value = _MADE_BONUS * self.rules.points.extra_card + stop_score + 1e-3 * value
         return np.where(made, made_value, value)
 
-    def _decide(self, view: View, rows: np.ndarray, race: _Race | None = None) -> np.ndarray:
+    def _decide(self, view: View, rows: np.ndarray, race: _Race) -> np.ndarray:
         """Stop or koi-koi by comparing the chance of winning the match after each."""
-        if race is None:
-            race = self._race(view, self._koikoi_positions(view, rows))
         p = self.params
         total = view.own_total[rows]
         stop = round_points(total, view.opp_called[rows], self.rules).astype(np.float64)

@@ -58,6 +58,12 @@ SCALAR_INDEX = {name: BLOCK["scalars"].start + i for i, name in enumerate(SCALAR
 TOTAL_CLIP, SCORE_CLIP = 10.0, 10.0
 
 
+def score_unit(rules) -> float:
+    """What yaku totals and scores are divided by: ten points of the rule set's unit
+    (``points.extra_card``, at least 1), so both rule sets give similar magnitudes."""
+    return 10.0 * max(rules.points.extra_card, 1)
+
+
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of every entry, as the encoder produces them."""
     low = np.zeros(OBS_DIM, dtype=np.float32)
@@ -90,7 +96,7 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
     obs[np.arange(b), phase.start + core.phase.astype(np.intp)] = 1.0
 
     rules = core.rules
-    unit = 10.0 * max(rules.points.extra_card, 1)
+    unit = score_unit(rules)
     own_calls = np.where(mine, core.koikoi_calls[:, 0], core.koikoi_calls[:, 1])
     opp_calls = np.where(mine, core.koikoi_calls[:, 1], core.koikoi_calls[:, 0])
     own_total = np.where(mine, core.yaku_total[:, 0], core.yaku_total[:, 1])
@@ -169,7 +175,7 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     out[_BITS - 1::-1] = memoryview(format(packed, _BINARY).encode().translate(_DIGITS))
     rules = game.rules
     rounds = rules.rounds
-    unit = 10.0 * max(rules.points.extra_card, 1)  # >= 10: no zero division
+    unit = score_unit(rules)  # >= 10: no zero division
     totals, calls, score = game.yaku_total, game.koikoi_calls, game.match_score
     own_total = totals[seat] / unit
     opp_total = totals[other] / unit
