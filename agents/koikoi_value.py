@@ -59,8 +59,6 @@ class PlayResult:
     round_done: np.ndarray  # (B,) bool
     round_reward: np.ndarray  # (B, 2) zero-sum points of that round per seat
     round_winner: np.ndarray  # (B,) seat, -1 nobody
-    round_points: np.ndarray  # (B,) what the winner scored
-    round_reason: np.ndarray  # (B,) END_* code of hanafuda_env.core
     match_done: np.ndarray  # (B,) bool
     match_winner: np.ndarray  # (B,) seat, -1 a draw
     match_scores: np.ndarray  # (B, 2) final match scores
@@ -69,14 +67,7 @@ class PlayResult:
 
 def _new_result(n: int) -> PlayResult:
     return PlayResult(np.zeros(n, bool), np.zeros((n, 2), np.int64), np.full(n, -1, np.int8),
-                      np.zeros(n, np.int64), np.full(n, -1, np.int8), np.zeros(n, bool),
-                      np.full(n, -1, np.int8), np.zeros((n, 2), np.int64), 0)
-
-
-def _first_rows(game: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first table row of each game in a results table (rows come in event order)."""
-    games, first = np.unique(game, return_index=True)
-    return games, first
+                      np.zeros(n, bool), np.full(n, -1, np.int8), np.zeros((n, 2), np.int64), 0)
 
 
 def play_with(core: KoiKoiCore, agents: Sequence[AgentLike], until: str = "round", *,
@@ -151,8 +142,6 @@ def _record(result: PlayResult, outcome, ids: np.ndarray, active: np.ndarray) ->
         result.round_done[target] = True
         result.round_reward[target] = rounds.reward[first]
         result.round_winner[target] = rounds.winner[first]
-        result.round_points[target] = rounds.points[first]
-        result.round_reason[target] = rounds.reason[first]
     matches = outcome.matches
     if len(matches.game):
         target, first = _first_new(matches.game, result.match_done, ids, active)
@@ -164,7 +153,7 @@ def _record(result: PlayResult, outcome, ids: np.ndarray, active: np.ndarray) ->
 def _first_new(game_column: np.ndarray, done: np.ndarray, ids: np.ndarray,
                active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Result ids and first table rows of the active games not yet recorded as done."""
-    games, first = _first_rows(game_column)
+    games, first = np.unique(game_column, return_index=True)  # rows come in event order
     new = active[games] & ~done[ids[games]]
     return ids[games[new]], first[new]
 
@@ -297,9 +286,7 @@ def stack_cores(parts: Sequence[KoiKoiCore], rules: RuleSpec = None) -> KoiKoiCo
 def with_rules(core: KoiKoiCore, rules: RuleSpec) -> KoiKoiCore:
     """The same games under another rule set (e.g. without the 7-point doubling): for
     counterfactual values of the very same positions."""
-    clone = KoiKoiCore(core.n_games, rules, seed=0)
-    clone.load_state_dict(core.state_dict())
-    return clone
+    return stack_cores([core], rules)
 
 
 def collect_decision_points(agent_a: AgentLike, agent_b: AgentLike, n_games: int,

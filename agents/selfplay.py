@@ -55,15 +55,14 @@ class OpponentPool:
         oldest snapshot's slot is reused, so every other entry keeps its index (games hold
         opponent indices)."""
         state = copy.deepcopy(network.state_dict())
-        entry = PoolEntry(f"snapshot@{step}", "snapshot", state, elo=self.learner_elo)
+        entry = PoolEntry(f"snapshot@{step}", "snapshot", state, elo=self.learner_elo,
+                          made=self._snapshots_made)
         snapshots = [i for i, e in enumerate(self.entries) if e.kind == "snapshot"]
         if len(snapshots) >= self.max_snapshots:
             oldest = min(snapshots, key=lambda i: self.entries[i].made)
-            entry.made = self._snapshots_made
             self.entries[oldest] = entry
             self._agents.pop(oldest, None)
         else:
-            entry.made = self._snapshots_made
             self.entries.append(entry)
         self._snapshots_made += 1
 
