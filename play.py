@@ -67,12 +67,12 @@ def play(bot, rules, human: int, seed: int, stdin: TextIO, stdout: TextIO) -> in
     core = KoiKoiCore(1, rules=rules, seed=seed)
     total = np.zeros(2, dtype=np.int64)
     write(f"Koi-Koi, {rules.name} rules, {rules.rounds} rounds. You are player_{human}.")
-    started = core.reset(seed=seed)
-    if len(started):
-        write(describe_rounds(started, human))
-        total += started.reward.sum(axis=0)
+    outcome = core.reset(seed=seed)
+    if len(outcome.rounds):
+        write(describe_rounds(outcome.rounds, human))
+        total += outcome.reward[0]
     try:
-        while True:
+        while not outcome.match_over[0]:  # a hand yaku may end a short match at the deal
             mover = int(core.mover[0])
             if mover == human:
                 write("\n" + render_game(core, 0, viewer=human))
@@ -87,14 +87,14 @@ def play(bot, rules, human: int, seed: int, stdin: TextIO, stdout: TextIO) -> in
             if len(outcome.rounds):
                 write(describe_rounds(outcome.rounds, human))
                 write(f"match score: you {total[human]}, bot {total[1 - human]}")
-            if outcome.match_over[0]:
-                diff = int(total[human] - total[1 - human])
-                verdict = "You win!" if diff > 0 else "The bot wins." if diff < 0 else "A draw."
-                write(f"match over. {verdict}")
-                return diff
     except Quit:
         write("bye.")
         return int(total[human] - total[1 - human])
+    scores = outcome.matches.scores[0]  # the match's own (later rounds may have followed)
+    diff = int(scores[human] - scores[1 - human])
+    verdict = "You win!" if diff > 0 else "The bot wins." if diff < 0 else "A draw."
+    write(f"match over. {verdict}")
+    return diff
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -130,9 +130,9 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
         core = KoiKoiCore(len(j), rules, seed=0)
         yaku_names = core.yaku_names
         dealt = core.reset(seed=pair_seeds[j // 2], options={"dealer": (j // 2) % 2})
-        wave = _Wave(len(j), seat_a, sides, yaku_names, rules)
-        wave.record_rounds(dealt, None)
-        wave.close_matches_ended_at_deal()
+        wave = _Wave(len(j), seat_a, sides, yaku_names)
+        wave.record_rounds(dealt.rounds, dealt.matches)  # a short match may end at the deal
+        wave.record_matches(dealt.matches)
         while not wave.done.all():
             mask = core.legal_action_mask()
             obs = encode_observations(core)
@@ -177,9 +177,7 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
 class _Wave:
     """Bookkeeping of one wave of games: which match each game is in and what it did."""
 
-    def __init__(self, n: int, seat_a: np.ndarray, sides, yaku_names: tuple[str, ...],
-                 rules):
-        self.rules = rules
+    def __init__(self, n: int, seat_a: np.ndarray, sides, yaku_names: tuple[str, ...]):
         self.done = np.zeros(n, dtype=bool)
         self.seat_a = seat_a
         self.sides = sides
@@ -192,11 +190,11 @@ class _Wave:
 
     def record_rounds(self, rounds, matches) -> None:
         """Count the rounds of each game's first match only: a match that ends in this step
-        may be followed at once by hand-yaku rounds of the game's next match."""
+        (or reset) may be followed at once by hand-yaku rounds of the game's next match."""
         if len(rounds) == 0:
             return
         limit = np.full(len(self.done), np.iinfo(np.int64).max)
-        if matches is not None and len(matches.game):
+        if len(matches.game):
             limit[matches.game[::-1]] = matches.rounds[::-1]  # a game's first match wins
         keep = np.zeros(len(rounds), dtype=bool)
         for k, g in enumerate(rounds.game):
@@ -241,17 +239,6 @@ class _Wave:
                 raise RuntimeError(f"game {g}: the rounds add up to {self.points[g]} points "
                                    f"for A but the match reports {scores[seat]}")
             self.result[g] = 0 if winner < 0 else (1 if winner == seat else -1)
-            self.done[g] = True
-
-    def close_matches_ended_at_deal(self) -> None:
-        """Hand-yaku rounds at the first deal can finish a short match inside
-        ``KoiKoiCore.reset``, which reports no match row for it: settle such matches from
-        their rounds."""
-        over = self.counted >= self.rules.rounds
-        if self.rules.target_score is not None:
-            over |= np.abs(self.points) >= self.rules.target_score
-        for g in np.flatnonzero(over & ~self.done):
-            self.result[g] = np.sign(self.points[g])
             self.done[g] = True
 
 

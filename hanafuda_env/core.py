@@ -11,7 +11,8 @@ of the player to move (``mover``):
 Dealing, drawing, automatic captures, scoring and the next round's deal happen inside
 :meth:`KoiKoiCore.step`, so a batch runs forever. Each finished round yields a row in a
 :class:`RoundResults` table (several per game are possible when a dealt hand yaku ends the
-next round at once).
+next round at once). :meth:`KoiKoiCore.reset` deals too, so it reports the rounds and matches
+that ended at its deal the same way (:class:`ResetOutcome`).
 """
 
 from __future__ import annotations
@@ -136,6 +137,17 @@ class StepOutcome:
     matches: MatchResults
 
 
+@dataclass
+class ResetOutcome:
+    """What ``reset``'s deal already finished, fields as in ``StepOutcome``: a dealt hand yaku
+    ends its round at once, which can end a one-round or target-score match before any move."""
+
+    reward: np.ndarray  # (B, 2) zero-sum points per seat from rounds ended at the deal
+    match_over: np.ndarray  # (B,) a match ended at the deal
+    rounds: RoundResults
+    matches: MatchResults
+
+
 class KoiKoiCore:
     """B Koi-Koi matches as arrays. Seats are 0 and 1; who deals changes between rounds."""
 
@@ -172,13 +184,14 @@ class KoiKoiCore:
         self.reset(seed=seed)
 
     # ----------------------------------------------------------------- setup
-    def reset(self, seed=None, options: dict | None = None) -> RoundResults:
+    def reset(self, seed=None, options: dict | None = None) -> ResetOutcome:
         """Start new matches in every game.
 
         ``seed``: an int (game i gets a seed derived from it and i) or one seed per game.
         ``options``: ``dealer`` (first dealer, int or per game) and ``deck`` (a 48-card order,
         one for all games or one per game: [0:8] dealer's hand, [8:16] the other hand,
-        [16:24] field, [24:48] stock top first). Returns rounds that ended at the deal.
+        [16:24] field, [24:48] stock top first). Returns the rounds and matches that ended
+        at the deal.
         """
         options = dict(options or {})
         unknown = set(options) - {"dealer", "deck"}
@@ -210,8 +223,15 @@ class KoiKoiCore:
         self.round_index[:] = 0
         self.dealer[:] = dealer if dealer is not None else self._coin(self._games)
         parts: list[RoundResults] = []
-        self._deal(self._games, parts, [], deck=deck)
-        return RoundResults.concat(parts, self.yaku_names)
+        match_parts: list[MatchResults] = []
+        self._deal(self._games, parts, match_parts, deck=deck)
+        rounds = RoundResults.concat(parts, self.yaku_names)
+        matches = _concat_matches(match_parts)
+        reward = np.zeros((self.n_games, 2), dtype=np.int32)
+        np.add.at(reward, rounds.game, rounds.reward)
+        match_over = np.zeros(self.n_games, dtype=bool)
+        match_over[matches.game] = True
+        return ResetOutcome(reward, match_over, rounds, matches)
 
     def _check_deck(self, deck) -> np.ndarray:
         deck = np.asarray(deck)

@@ -35,7 +35,7 @@ from .core import (
 from .rules import RuleSet, RuleSpec, resolve_rules
 from .scoring import Yaku, score_pile, yaku_table
 
-__all__ = ["GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
+__all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
 
 _M64 = (1 << 64) - 1
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
@@ -243,6 +243,16 @@ class GameStepOutcome:
     matches: list[dict]  # {"winner", "scores": [a, b], "rounds"}
 
 
+@dataclass(slots=True)
+class GameResetOutcome:
+    """What ``reset``'s deal already finished: like ``ResetOutcome`` for one game."""
+
+    reward: tuple[int, int]  # zero-sum points per seat from rounds ended at the deal
+    match_over: bool  # a match ended at the deal (a hand yaku in a short match)
+    rounds: list[dict]  # as in GameStepOutcome
+    matches: list[dict]
+
+
 class KoiKoiGame:
     """One Koi-Koi match with the exact rules, decisions and seeded deals of ``KoiKoiCore``.
 
@@ -266,8 +276,8 @@ class KoiKoiGame:
 
     # -------------------------------------------------------------------------- setup
     def reset(self, seed: int | None = None, options: dict | None = None, *,
-              game_seed: int | None = None) -> list[dict]:
-        """Start a new match; returns the records of rounds that ended at the deal.
+              game_seed: int | None = None) -> GameResetOutcome:
+        """Start a new match; returns the rounds and matches that ended at the deal.
 
         ``seed`` s plays what game 0 of ``KoiKoiCore(n, seed=s)`` plays; ``game_seed`` sets
         the game seed itself (a ``core.seeds[g]``). ``options`` as in ``KoiKoiCore.reset``:
@@ -302,8 +312,9 @@ class KoiKoiGame:
         self.round_index = 0
         self.dealer = int(dealer) if dealer is not None else self._coin()
         rounds: list[dict] = []
-        self._deal(rounds, [], deck)
-        return rounds
+        matches: list[dict] = []
+        self._deal(rounds, matches, deck)
+        return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
 
     @staticmethod
     def _check_deck(deck) -> list[int]:
@@ -632,13 +643,18 @@ def _core_template(rules: RuleSet) -> KoiKoiCore:
     return KoiKoiCore(1, rules=rules, seed=0)
 
 
-def _outcome(rounds: list[dict], matches: list[dict]) -> GameStepOutcome:
-    """The outcome of a step that ended the round being played."""
+def _reward(rounds: list[dict]) -> tuple[int, int]:
+    """Per-seat sum of the rounds' zero-sum rewards."""
     r0 = r1 = 0
     for row in rounds:
         r0 += row["reward"][0]
         r1 += row["reward"][1]
-    return GameStepOutcome((r0, r1), True, bool(matches), rounds, matches)
+    return r0, r1
+
+
+def _outcome(rounds: list[dict], matches: list[dict]) -> GameStepOutcome:
+    """The outcome of a step that ended the round being played."""
+    return GameStepOutcome(_reward(rounds), True, bool(matches), rounds, matches)
 
 
 def _as_action(action) -> int:

@@ -101,19 +101,20 @@ class KoiKoiSingleAgentEnv(gym.Env):
         if seat not in (None, 0, 1):
             raise ValueError(f"learner_seat must be 0, 1 or None, got {seat!r}")
         self.seat = int(self.np_random.integers(2)) if seat is None else int(seat)
+        self._matches = []
         if seed is None and not options and self._next is not None:
             rows = self._next  # go on with the match (or the new one) the game has dealt
             self._rounds = mark_rows(rows, True)
         else:
             game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
-            split = reset_split(self.game.reset(seed=game_seed, options=options),
-                                 self.options.episode, self.game.round_index)
+            dealt = self.game.reset(seed=game_seed, options=options)
+            split = reset_split(dealt.rounds, self.options.episode, self.game.round_index)
             rows = split.carry
             self._rounds = mark_rows(rows, True) + mark_rows(split.dropped, False)
+            self._matches = list(dealt.matches)
         self._next = None
         self._carry = seat_rewards(rows)[self.seat]
         self._final = None
-        self._matches = []
         skipped: list[dict] = []
         while self.game.mover != self.seat:
             reward, done = self._apply(self._opponent_action())

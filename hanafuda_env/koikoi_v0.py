@@ -229,6 +229,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
                               f"{', '.join(RESET_OPTIONS)}", stacklevel=2)
         if seed is None and self._seed is not None:
             seed, self._seed = self._seed, None
+        matches: list[dict] = []
         if seed is None and not game_options and self._next is not None:
             rows, self._next = self._next, None  # rounds of this episode already over
             records = mark_rows(rows, True)
@@ -240,10 +241,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
                 if self._np_random is None:
                     self._np_random, _ = seeding.np_random()
                 game_seed = int(self._np_random.integers(2**63))
-            rows = self.game.reset(seed=game_seed, options=game_options)
-            split = reset_split(rows, self.options.episode, self.game.round_index)
+            dealt = self.game.reset(seed=game_seed, options=game_options)
+            split = reset_split(dealt.rounds, self.options.episode, self.game.round_index)
             rows = split.carry
             records = mark_rows(rows, True) + mark_rows(split.dropped, False)
+            matches = dealt.matches
             self._next = None
         self._carry = seat_rewards(rows)
         self._final = None
@@ -253,7 +255,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {"round_results": list(records), "match_results": [],
+        self.infos = {a: {"round_results": list(records), "match_results": list(matches),
                           "action_mask": np.zeros(NUM_ACTIONS, np.int8)} for a in AGENTS}
         self._set_masks()
 

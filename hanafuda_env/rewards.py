@@ -49,13 +49,14 @@ def match_value(margin: float, rounds_left: int, scale: float) -> float:
 def match_win_rewards(rounds: RoundResults, matches: MatchResults, match_over: np.ndarray,
                       margin_now: np.ndarray, round_index_now: np.ndarray, rules: RuleSet,
                       sigma: float) -> np.ndarray:
-    """(K, 2) zero-sum match-value changes of a step's round rows (chronological per game).
+    """(K, 2) zero-sum match-value changes of a step's or a reset's round rows
+    (chronological per game).
 
     ``margin_now`` is seat 0's margin in each game's match in progress *after* the step (the
     core's zero-sum ``match_score[:, 0]``) and ``round_index_now`` its finished rounds; rows
-    of a match that ended take its final margin and result from ``matches``. Rows of a
-    match that began and ended inside the step (a dealt hand yaku in one-round matches)
-    have no decision and get 0.
+    of a game's first match, if it ended, take its final margin and result from ``matches``.
+    Rows of a later match that began and ended inside the step (a dealt hand yaku in
+    one-round matches) have no decision and get 0.
     """
     out = np.zeros((len(rounds), 2), dtype=np.float64)
     scale = sigma * rules.points.extra_card

@@ -24,6 +24,7 @@ its result, +1/0/-1), which is what a player who wants to win matches maximises.
 ``round_results`` (the core's :class:`RoundResults` of this step, hand-yaku rounds included),
 ``match_results`` (:class:`MatchResults`) and ``rewarded`` (one bool per round row: its points
 are in this step's rewards, or, for rounds of a match that just began, in the next step's).
+``reset``'s infos report the same for what ended at its deal.
 
 Speed: the observation array is written in place (``encode_observations(out=...)``), so the
 array returned by ``reset``/``step`` is overwritten by the next call: copy it to keep it.
@@ -85,16 +86,17 @@ class KoiKoiVectorEnv:
         else:
             self._first_seed = None
             self._rng = np.random.default_rng(seed)
-        rounds = self.core.reset(seed=seed, options=options)
+        dealt = self.core.reset(seed=seed, options=options)
+        rounds = dealt.rounds
         self._carry[:] = 0
         rewarded = np.zeros(len(rounds), dtype=bool)
         if self.episode == "match" and len(rounds):
             over = np.zeros(self.n_envs, dtype=bool)
             over[rounds.game] = True
-            row_rewards = self._row_rewards(rounds, _no_matches(), np.zeros_like(over))
+            row_rewards = self._row_rewards(rounds, dealt.matches, dealt.match_over)
             self._split_match(rounds, row_rewards, over, rewarded, self._carry, at_reset=True)
         self._has_carry = bool(self._carry.any())
-        infos = self._infos(rounds, _no_matches(), rewarded)
+        infos = self._infos(rounds, dealt.matches, rewarded)
         return encode_observations(self.core, out=self._obs), infos
 
     # ------------------------------------------------------------------- step
@@ -188,8 +190,3 @@ class KoiKoiVectorEnv:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def _no_matches() -> MatchResults:
-    empty = np.zeros(0, dtype=np.int32)
-    return MatchResults(empty, empty, np.zeros((0, 2), dtype=np.int32), empty)

@@ -161,8 +161,8 @@ class ReferenceGame:
 
     ``seed`` is this game's own 64-bit seed (see :func:`game_seed`); ``dealer`` and ``deck``
     mirror the core's reset options. Rounds that end right at a deal (hand yaku) are kept in
-    ``initial_rounds``. ``coverage`` counts rule paths taken, so tests can check that random
-    play reached them.
+    ``initial_rounds``, the matches they end in ``initial_matches``. ``coverage`` counts rule
+    paths taken, so tests can check that random play reached them.
     """
 
     def __init__(self, rules: RuleSet, seed: int, dealer: int | None = None,
@@ -178,6 +178,7 @@ class ReferenceGame:
         self._out = StepResult([0, 0])
         self._deal(list(deck) if deck is not None else None)
         self.initial_rounds = self._out.rounds
+        self.initial_matches = self._out.matches
 
     # --------------------------------------------------------------- dealing
     def _next_deck(self) -> list[int]:

@@ -373,7 +373,8 @@ def test_play_matches_counts_are_consistent_and_balanced():
 
 
 def test_one_round_matches_that_end_at_the_deal_are_counted():
-    # with one round per match every hand yaku ends a match inside KoiKoiCore.reset
+    # with one round per match every hand yaku ends a match inside KoiKoiCore.reset, which
+    # reports it like any other
     rules = resolve_rules("nintendo").replace(rounds=1)
     result = play_matches(RandomAgent(rules, seed=0), RandomAgent(rules, seed=1), 300, rules,
                           seed=0)
@@ -381,6 +382,37 @@ def test_one_round_matches_that_end_at_the_deal_are_counted():
     assert result["rounds"] == 300
     assert result["wins"] + result["draws"] + result["losses"] == 300
     assert result["draws"] == result["round_ends"].get("no-game", 0)
+
+
+def test_a_target_score_reached_at_the_deal_is_counted_by_the_cores_rule(monkeypatch):
+    """Three hand yaku dealt in a row: seat 0 scores 6, seat 1 6, seat 0 6. Seat 0 has scored
+    the target 12 (net only +6), so both matches of the pair end inside reset and are
+    counted from the core's match rows, without a single move."""
+    teshi = [0, 1, 2, 3, 4, 8, 12, 16]  # dealer: all four pines
+    plain = [5, 9, 13, 17, 20, 24, 28, 32]
+    kuttsuki = [5, 6, 9, 10, 13, 14, 17, 18]  # other: four pairs
+    field = [21, 25, 29, 33, 36, 40, 44, 45]
+
+    def deck(dealer_hand, other_hand):
+        head = dealer_hand + other_hand + field
+        return head + [c for c in range(48) if c not in head]
+
+    script = [deck(teshi, plain), deck([0, 4, 8, 12, 16, 20, 24, 28], kuttsuki)]
+    script.append(script[1])  # the winner deals: seat 0, then seat 1, so seat 0 wins again
+    quiet = deck([0, 4, 8, 12, 16, 20, 24, 37], [1, 5, 9, 13, 17, 28, 32, 38])
+
+    def shuffled(self, games):  # the n-th deal of each game since reset, then quiet ones
+        n = self.deal_count[games].copy()
+        self.deal_count[games] += 1
+        return np.array([script[k] if k < len(script) else quiet for k in n], np.int8)
+
+    monkeypatch.setattr(KoiKoiCore, "_shuffled_decks", shuffled)
+    rules = resolve_rules("nintendo").replace(target_score=12)
+    result = play_matches(RandomAgent(rules, seed=0), RandomAgent(rules, seed=1), 2, rules)
+    assert (result["wins"], result["draws"], result["losses"]) == (1, 0, 1)  # seat 0 won both
+    assert result["rounds"] == 6 and result["round_ends"] == {"hand-yaku": 6}
+    assert result["points_per_match"]["mean"] == 0 and result["a"]["moves"] == 0
+    assert result["a"]["rounds_won"] == result["b"]["rounds_won"] == 3
 
 
 def test_play_matches_is_reproducible():

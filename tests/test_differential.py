@@ -133,6 +133,15 @@ def assert_same_rounds(results, ref_rounds: list[list[dict]], where: str) -> Non
         assert theirs == mine, f"{where}, game {g}: finished rounds differ"
 
 
+def assert_same_matches(matches, ref_matches: list[list[dict]], where: str) -> None:
+    core_matches: list[list[dict]] = [[] for _ in ref_matches]
+    for k in range(len(matches.game)):
+        core_matches[int(matches.game[k])].append({"winner": int(matches.winner[k]),
+                                                   "scores": matches.scores[k].tolist(),
+                                                   "rounds": int(matches.rounds[k])})
+    assert core_matches == ref_matches, f"{where}: match results differ"
+
+
 def run_against_reference(rules: RuleSet, seed: int, n_games: int = N_GAMES,
                           n_steps: int = N_STEPS, koikoi_bias: float = 0.8,
                           opening: tuple[list[int], list[int]] | None = None) -> Counter:
@@ -149,7 +158,8 @@ def run_against_reference(rules: RuleSet, seed: int, n_games: int = N_GAMES,
     initial = core.reset(seed=seed, options={"deck": deck, "dealer": dealer})
     refs = [ReferenceGame(rules, game_seed(seed, g), dealer=dealer, deck=deck)
             for g in range(n_games)]
-    assert_same_rounds(initial, [r.initial_rounds for r in refs], "reset")
+    assert_same_rounds(initial.rounds, [r.initial_rounds for r in refs], "reset")
+    assert_same_matches(initial.matches, [r.initial_matches for r in refs], "reset")
     assert_same_state(core, refs, "reset")
     rng = np.random.default_rng(seed)
     bias = np.where(np.arange(n_games) % 2 == 1, koikoi_bias, 0.5)
@@ -166,13 +176,7 @@ def run_against_reference(rules: RuleSet, seed: int, n_games: int = N_GAMES,
         assert outcome.round_over.tolist() == [bool(o.rounds) for o in outs], where
         assert outcome.match_over.tolist() == [bool(o.matches) for o in outs], where
         assert_same_rounds(outcome.rounds, [o.rounds for o in outs], where)
-        core_matches: list[list[dict]] = [[] for _ in range(n_games)]
-        m = outcome.matches
-        for k in range(len(m.game)):
-            core_matches[int(m.game[k])].append({"winner": int(m.winner[k]),
-                                                 "scores": m.scores[k].tolist(),
-                                                 "rounds": int(m.rounds[k])})
-        assert core_matches == [o.matches for o in outs], f"{where}: match results differ"
+        assert_same_matches(outcome.matches, [o.matches for o in outs], where)
         assert_same_state(core, refs, where)
     total: Counter = Counter()
     for ref in refs:
@@ -207,9 +211,12 @@ FIELD = [6, 7, 10, 11, 14, 15, 18, 19]
 @pytest.mark.parametrize("preset", ["nintendo", "ten-base"])
 @pytest.mark.parametrize("hand_rule", ["teshi+kuttsuki", "teshi", "none"])
 @pytest.mark.parametrize("dealer", [0, 1])
-def test_dealt_hand_yaku_against_reference(preset: str, hand_rule: str, dealer: int) -> None:
-    """Crafted deals: dealer priority when both hold hand yaku, teshi+kuttsuki scored once."""
-    rules = resolve_rules(preset).replace(hand_yaku=hand_rule)
+@pytest.mark.parametrize("rounds", [12, 1])
+def test_dealt_hand_yaku_against_reference(preset: str, hand_rule: str, dealer: int,
+                                           rounds: int) -> None:
+    """Crafted deals: dealer priority when both hold hand yaku, teshi+kuttsuki scored once;
+    with one round per match, a hand yaku ends the match inside reset."""
+    rules = resolve_rules(preset).replace(hand_yaku=hand_rule, rounds=rounds)
     decks = [
         _deck(TESHI_PINE, PLAIN_A, FIELD),  # dealer teshi
         _deck(PLAIN_A, KUTTSUKI, [0, 1, 2, 6, 7, 10, 11, 14]),  # non-dealer kuttsuki
@@ -222,7 +229,8 @@ def test_dealt_hand_yaku_against_reference(preset: str, hand_rule: str, dealer: 
     initial = core.reset(seed=seed, options={"dealer": dealer, "deck": decks})
     refs = [ReferenceGame(rules, game_seed(seed, g), dealer=dealer, deck=deck)
             for g, deck in enumerate(decks)]
-    assert_same_rounds(initial, [r.initial_rounds for r in refs], "crafted deal")
+    assert_same_rounds(initial.rounds, [r.initial_rounds for r in refs], "crafted deal")
+    assert_same_matches(initial.matches, [r.initial_matches for r in refs], "crafted deal")
     assert_same_state(core, refs, "crafted deal")
     first_winner = [r.initial_rounds[0]["winner"] if r.initial_rounds else None for r in refs]
     other = 1 - dealer
@@ -232,6 +240,8 @@ def test_dealt_hand_yaku_against_reference(preset: str, hand_rule: str, dealer: 
     # ten-base gives kuttsuki no points, so there it is no yaku at all
     effective = "teshi" if hand_rule != "none" and not rules.points.kuttsuki else hand_rule
     assert first_winner == expected[effective]
+    ended = [w is not None and rounds == 1 for w in first_winner]
+    assert initial.match_over.tolist() == ended
     rng = np.random.default_rng(5)
     for t in range(60):
         actions = core.sample_legal_actions(rng)

@@ -307,6 +307,38 @@ def test_match_episode_return_is_the_match_score():
         assert match["rounds"] == 3
 
 
+@pytest.mark.parametrize("episode", ["round", "match"])
+@pytest.mark.parametrize("make", ["aec", "gym", "vector"])
+def test_reset_reports_a_match_that_ended_at_the_deal(make, episode):
+    """rounds=1 and a dealt teshi: the match ends inside reset. Its round and match are
+    reported (the round not rewarded: the match had no decision), and play goes on."""
+    options = {"deck": TESHI_DECK, "dealer": 0}
+    if make == "aec":
+        env = koikoi_v0.env(episode=episode, rounds=1)
+        env.reset(seed=0, options=options)
+        info = env.infos["player_1"]
+        rows, matches = info["round_results"], info["match_results"]
+    elif make == "gym":
+        env = KoiKoiSingleAgentEnv(episode=episode, rounds=1, learner_seat=1)
+        _, info = env.reset(seed=0, options=options)
+        rows, matches = info["round_results"], info["match_results"]
+    else:
+        env = KoiKoiVectorEnv(1, episode=episode, rounds=1)
+        _, info = env.reset(seed=0, options=options)
+        rows = [dict(r, rewarded=bool(ok))
+                for r, ok in zip(info["round_results"].records(), info["rewarded"])]
+        m = info["match_results"]
+        matches = [{"winner": int(m.winner[k]), "scores": m.scores[k].tolist(),
+                    "rounds": int(m.rounds[k])} for k in range(len(m.game))]
+    assert [(r["reason"], r["reward"], r["rewarded"]) for r in rows] == [
+        ("hand-yaku", [6, -6], False)]
+    assert matches == [{"winner": 0, "scores": [6, -6], "rounds": 1}]
+    if make == "aec" and episode == "match":  # the episode is the next match, from 0 : 0
+        returns, final = play_episode(env, random.Random(0))
+        match = final["player_0"]["match_results"][0]
+        assert [returns["player_0"], returns["player_1"]] == match["scores"]
+
+
 def test_round_episode_rewards_only_the_played_round():
     env = koikoi_v0.env(episode="round", reward_scale=0.5)
     env.reset(seed=0, options={"deck": TESHI_DECK, "dealer": 0})

@@ -66,6 +66,13 @@ def pick_actions(games: list[KoiKoiGame], rng: np.random.Generator, koikoi_p: fl
     return np.array(actions, dtype=np.int64)
 
 
+def assert_same_reset(mine, out, g: int) -> None:
+    """A game's reset reports what game ``g`` of a core's reset reports."""
+    assert mine.rounds == core_rounds(out.rounds, g)
+    assert mine.matches == core_matches(out.matches, g)
+    assert list(mine.reward) == out.reward[g].tolist() and mine.match_over == out.match_over[g]
+
+
 def assert_same(games: list[KoiKoiGame], core: KoiKoiCore, check_obs: bool = True) -> None:
     mask = core.legal_action_mask()
     obs = [encode_observations(core, seats=s) for s in (0, 1)] if check_obs else None
@@ -113,7 +120,7 @@ def test_random_play_matches_core(name):
     games = [KoiKoiGame(rules, game_seed=int(s)) for s in core.seeds]
     first = core.reset(seed=123)
     for g, game in enumerate(games):
-        assert game.reset(game_seed=int(core.seeds[g])) == core_rounds(first, g)
+        assert_same_reset(game.reset(game_seed=int(core.seeds[g])), first, g)
     assert_same(games, core)
     seen = play_both(games, core, steps=500, seed=5, koikoi_p=0.6)
     # the run went through the paths worth comparing
@@ -161,16 +168,20 @@ def test_hand_yaku_deals_match_core(hand_yaku):
         options = {"deck": _deck(*hands), "dealer": dealer}
         core = KoiKoiCore(1, rules=rules, seed=3)
         game = KoiKoiGame(rules, seed=3)
-        want = core_rounds(core.reset(seed=3, options=options), 0)
-        got = game.reset(seed=3, options=options)
-        assert got == want
+        dealt = game.reset(seed=3, options=options)
+        assert_same_reset(dealt, core.reset(seed=3, options=options), 0)
         assert game.state_dict() == core_state(core, 0)
         counts = [hand == teshi and hand_yaku != "none"
                   or hand == kuttsuki and hand_yaku == "teshi+kuttsuki" for hand in hands]
+        got = dealt.rounds
         assert bool(got) == any(counts)
+        assert dealt.match_over == any(counts)  # one round per match: it ended at the deal
         if any(counts):  # the dealer's hand yaku wins over the other's
             assert got[0]["reason"] == "hand-yaku" and got[0]["turns"] == 0
-            assert got[0]["winner"] == (dealer if counts[0] else 1 - dealer)
+            winner = dealer if counts[0] else 1 - dealer
+            assert got[0]["winner"] == winner
+            assert dealt.matches[0] == {"winner": winner, "scores": got[0]["reward"],
+                                        "rounds": 1}
         play_both([game], core, steps=60, seed=1)
 
 

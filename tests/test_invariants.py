@@ -15,6 +15,7 @@ from hanafuda_env.core import (
     PLAY,
     STOP,
     KoiKoiCore,
+    StepOutcome,
 )
 from hanafuda_env.rules import RuleSet
 
@@ -80,15 +81,16 @@ def assert_results_consistent(core: KoiKoiCore, outcome) -> None:
     per_game = np.zeros_like(outcome.reward)
     np.add.at(per_game, rounds.game, rounds.reward)
     assert np.array_equal(per_game, outcome.reward)
-    finished = np.zeros(core.n_games, dtype=bool)
-    finished[rounds.game] = True
-    # round_over is about the round being played; rounds dealt and ended at once (hand yaku)
-    # only come with it.
-    assert np.array_equal(finished, outcome.round_over)
     ended = np.zeros(core.n_games, dtype=bool)
     ended[matches.game] = True
     assert np.array_equal(ended, outcome.match_over)
-    assert not (outcome.match_over & ~outcome.round_over).any()
+    if isinstance(outcome, StepOutcome):  # else a reset: no round was being played
+        finished = np.zeros(core.n_games, dtype=bool)
+        finished[rounds.game] = True
+        # round_over is about the round being played; rounds dealt and ended at once (hand
+        # yaku) only come with it.
+        assert np.array_equal(finished, outcome.round_over)
+        assert not (outcome.match_over & ~outcome.round_over).any()
     won = rounds.winner >= 0
     assert np.array_equal(rounds.points, np.where(won, rounds.base * rounds.multiplier, 0))
     assert (rounds.points >= 0).all()
@@ -110,22 +112,18 @@ def assert_results_consistent(core: KoiKoiCore, outcome) -> None:
 def test_invariants_hold_over_random_games(name: str) -> None:
     rules = RuleSet.from_dict(RULE_SETS[name])
     core = KoiKoiCore(N_GAMES, rules, seed=0)
-    initial = core.reset(seed=31)
     rng = np.random.default_rng(31)
-    match_sum = np.zeros((N_GAMES, 2), dtype=np.int64)
-    match_won = np.zeros((N_GAMES, 2), dtype=np.int64)
-    match_rounds = np.zeros(N_GAMES, dtype=np.int64)
-    np.add.at(match_sum, initial.game, initial.reward)
-    np.add.at(match_won, initial.game, np.maximum(initial.reward, 0))
-    np.add.at(match_rounds, initial.game, 1)
+    tally = MatchTally(N_GAMES, rules)
+    outcome = core.reset(seed=31)
+    assert_results_consistent(core, outcome)
+    tally.add(core, outcome)
     decisions = np.zeros(N_GAMES, dtype=np.int64)
-    n_rounds = n_matches = 0
     for _ in range(N_STEPS):
         assert_cards_accounted(core)
         assert_phase_consistent(core)
         mask = core.legal_action_mask()
         assert mask.any(axis=1).all(), "a game has no legal action"
-        assert np.array_equal(core.match_score, match_sum)
+        assert np.array_equal(core.match_score, tally.score)
         actions = core.sample_legal_actions(rng)
         assert mask[np.arange(N_GAMES), actions].all(), "sampled an illegal action"
         call = rng.random(N_GAMES) < 0.7
@@ -133,30 +131,68 @@ def test_invariants_hold_over_random_games(name: str) -> None:
         decisions += 1
         outcome = core.step(actions)
         assert_results_consistent(core, outcome)
-        rounds = outcome.rounds
         assert (decisions[outcome.round_over] <= MAX_DECISIONS).all(), "a round ran too long"
         decisions[outcome.round_over] = 0
-        n_rounds += len(rounds)
+        tally.add(core, outcome)
+    assert tally.rounds > 8 * N_GAMES
+    if rules.rounds <= 3:
+        assert tally.matches > N_GAMES
+
+
+class MatchTally:
+    """Match scores kept from the round rows alone (RULES §2.8), checked against every match
+    row that a step or a reset reports."""
+
+    def __init__(self, n_games: int, rules: RuleSet):
+        self.rules = rules
+        self.score = np.zeros((n_games, 2), dtype=np.int64)  # zero-sum
+        self.won = np.zeros((n_games, 2), dtype=np.int64)  # points scored: what a target counts
+        self.index = np.zeros(n_games, dtype=np.int64)
+        self.rounds = self.matches = 0
+
+    def add(self, core: KoiKoiCore, outcome) -> None:
+        rounds, matches = outcome.rounds, outcome.matches
+        closed = np.zeros(len(self.index), dtype=np.int64)  # match rows used per game
+        self.rounds += len(rounds)
         for k in range(len(rounds)):  # rows of one game come in the order they were played
             g = int(rounds.game[k])
-            assert rounds.round_index[k] == match_rounds[g]
-            match_sum[g] += rounds.reward[k]
-            match_won[g] += np.maximum(rounds.reward[k], 0)  # a target counts points scored
-            match_rounds[g] += 1
-            if rules.rounds > match_rounds[g] and (
-                    rules.target_score is None or match_won[g].max() < rules.target_score):
+            assert rounds.round_index[k] == self.index[g]
+            self.score[g] += rounds.reward[k]
+            self.won[g] += np.maximum(rounds.reward[k], 0)
+            self.index[g] += 1
+            target = self.rules.target_score
+            if self.rules.rounds > self.index[g] and (target is None
+                                                      or self.won[g].max() < target):
                 continue
-            (row,) = np.flatnonzero(outcome.matches.game == g)
-            assert outcome.matches.scores[row].tolist() == match_sum[g].tolist()
-            assert outcome.matches.rounds[row] == match_rounds[g]
-            match_sum[g] = 0
-            match_won[g] = 0
-            match_rounds[g] = 0
-            n_matches += 1
-        assert np.array_equal(core.round_index, match_rounds)
-    assert n_rounds > 8 * N_GAMES
-    if rules.rounds <= 3:
-        assert n_matches > N_GAMES
+            row = np.flatnonzero(matches.game == g)[closed[g]]
+            closed[g] += 1
+            assert matches.scores[row].tolist() == self.score[g].tolist()
+            assert matches.rounds[row] == self.index[g]
+            self.score[g], self.won[g], self.index[g] = 0, 0, 0
+            self.matches += 1
+        assert closed.sum() == len(matches.game), "a match row that no round closed"
+        assert np.array_equal(core.round_index, self.index)
+
+
+@pytest.mark.parametrize("changes", [{"rounds": 1}, {"rounds": 6, "target_score": 6},
+                                     {"preset": "ten-base", "rounds": 2, "target_score": 30}])
+def test_reset_reports_matches_ended_at_the_deal(changes: dict) -> None:
+    """A dealt hand yaku that ends a short match inside ``reset`` yields a match row, by the
+    same rule as in ``step`` (points scored reach the target; the round limit)."""
+    rules = RuleSet.from_dict(changes)
+    core = KoiKoiCore(3000, rules, seed=0)  # about 1 deal in 80 holds a hand yaku
+    outcome = core.reset(seed=17)
+    assert_results_consistent(core, outcome)
+    tally = MatchTally(core.n_games, rules)
+    tally.add(core, outcome)
+    assert tally.matches > 10
+    rows, matches = outcome.rounds, outcome.matches
+    first = np.unique(rows.game, return_index=True)[1]  # each game's first round
+    first_match = np.unique(matches.game, return_index=True)[1]
+    # with these rules any hand yaku ends its match, won by whoever held it
+    assert matches.game[first_match].tolist() == rows.game[first].tolist()
+    assert (matches.winner[first_match] == rows.winner[first]).all()
+    assert (matches.rounds[first_match] == 1).all()
 
 
 def test_full_matches_end_with_match_results() -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from play import Quit, ask_action
+from agents.baselines import RandomAgent
+from hanafuda_env.rules import resolve_rules
+from play import Quit, ask_action, play
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,6 +31,16 @@ def test_a_scripted_match_through_stdin_reaches_the_end() -> None:
     assert "is not one of the moves above" in out
     assert "round 1 over" in out and "match over" in out
     assert "Traceback" not in result.stderr
+
+
+def test_a_match_that_ends_at_the_deal_is_over_at_once() -> None:
+    rules = resolve_rules("nintendo").replace(rounds=1)
+    out = io.StringIO()
+    # seed 3 deals the bot (player_1) a teshi, which ends the one-round match
+    diff = play(RandomAgent(rules, seed=0), rules, 0, 3, io.StringIO(""), out)
+    text = out.getvalue()
+    assert diff == -12 and "hand-yaku" in text and "match over. The bot wins." in text
+    assert "your move" not in text and "bye." not in text
 
 
 def test_end_of_input_and_quit_leave_cleanly() -> None:

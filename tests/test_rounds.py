@@ -93,7 +93,8 @@ class Duo:
 
     def __init__(self, deck, rules=None, seed: int = 4):
         self.core = KoiKoiCore(2, rules, seed=seed)
-        self.dealt = self.core.reset(seed=seed, options={"deck": deck, "dealer": [0, 1]})
+        self.start = self.core.reset(seed=seed, options={"deck": deck, "dealer": [0, 1]})
+        self.dealt = self.start.rounds  # rounds that ended at the deal
 
     @staticmethod
     def seat(who: str, g: int) -> int:
@@ -477,6 +478,51 @@ def test_hand_yaku_options(option: str, case: str, ends: bool) -> None:
         assert (duo.core.round_index == 0).all()
 
 
+@pytest.mark.parametrize("case", ["dealer-teshi", "other-kuttsuki"])
+def test_one_round_match_that_ends_at_the_deal_is_reported(case: str) -> None:
+    """reset reports the match a dealt hand yaku ends, as step would, and a new one starts."""
+    dealer_hand, other_hand, field, winner, _ = HAND_CASES[case]
+    duo = Duo(make_deck(dealer_hand, other_hand, field), {"rounds": 1})
+    start, core = duo.start, duo.core
+    assert len(start.rounds) == 2  # the new matches' deals hold no hand yaku
+    assert start.match_over.tolist() == [True, True]
+    m = start.matches
+    assert m.game.tolist() == [0, 1] and m.rounds.tolist() == [1, 1]
+    for g in (0, 1):
+        seat = duo.seat(winner, g)
+        assert m.winner[g] == seat
+        assert m.scores[g].tolist() == start.reward[g].tolist() == duo.dealt.reward[g].tolist()
+        assert m.scores[g, seat] == 6 and m.scores[g, 1 - seat] == -6
+    assert (core.round_index == 0).all() and (core.match_score == 0).all()
+    assert (core.points_won == 0).all() and (core.phase == PLAY).all()
+
+
+def test_target_score_at_the_deal_counts_points_scored(monkeypatch) -> None:
+    """Three hand yaku in a row: the dealer 6, the other 6, the dealer 6 again. The dealer has
+    scored 12 = the target (though the net score is only 6), so reset ends the match."""
+    teshi = make_deck(*HAND_CASES["dealer-teshi"][:3])
+    other = np.array(make_deck(*HAND_CASES["other-kuttsuki"][:3]), np.int8)
+    plain = np.array(make_deck([0, 4, 8, 12, 16, 20, 24, 37], [5, 9, 13, 17, 28, 32, 38, 41],
+                               PLAIN_FIELD), np.int8)
+    decks = [other, other]  # the winner deals: then the first player, then the other one
+
+    def shuffled(games: np.ndarray) -> np.ndarray:
+        return np.array([decks.pop(0) if decks else plain] * len(games))
+
+    core = KoiKoiCore(2, {"target_score": 12}, seed=0)
+    monkeypatch.setattr(core, "_shuffled_decks", shuffled)
+    start = core.reset(seed=0, options={"deck": teshi, "dealer": [0, 1]})
+    r, m = start.rounds, start.matches
+    for g in (0, 1):
+        rows = np.flatnonzero(r.game == g)
+        assert r.reason[rows].tolist() == [END_HAND_YAKU] * 3
+        assert r.winner[rows].tolist() == [g, 1 - g, g]  # game g: seat g dealt first
+    assert start.match_over.tolist() == [True, True] and m.game.tolist() == [0, 1]
+    assert m.winner.tolist() == [0, 1] and m.rounds.tolist() == [3, 3]
+    assert m.scores.tolist() == [[6, -6], [-6, 6]]
+    assert (core.round_index == 0).all() and (core.points_won == 0).all()
+
+
 # ------------------------------------------------------------------ dealing
 def test_random_deals_never_show_four_of_a_month() -> None:
     core = KoiKoiCore(4000, {"hand_yaku": "none"}, seed=2024)
@@ -504,7 +550,7 @@ def test_redeal_comes_before_the_hand_yaku_check(monkeypatch) -> None:
     monkeypatch.setattr(core, "_shuffled_decks",
                         lambda games: np.array([decks.pop(0)], dtype=np.int8))
     dealt = core.reset(seed=1, options={"dealer": 0})
-    assert len(dealt) == 0 and not decks
+    assert len(dealt.rounds) == 0 and not dealt.match_over.any() and not decks
     assert cards(core.hands[0, 0]) == set(good[:8]) and cards(core.field[0]) == set(PLAIN_FIELD)
 
 
@@ -554,7 +600,7 @@ def test_match_ends_after_three_rounds() -> None:
     index = np.zeros(n, dtype=int)
     score = np.zeros((n, 2), dtype=int)
     matches = np.zeros(n, dtype=int)
-    rounds, out = core.reset(seed=5), None
+    rounds, out = core.reset(seed=5).rounds, None
     for _step in range(1000):
         finished: dict[int, list[list[int]]] = {}
         for k in range(len(rounds)):
