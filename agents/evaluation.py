@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from hanafuda_env.core import END_NAMES, KOIKOI, STOP, KoiKoiCore, game_seeds
+from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore, game_seeds
 from hanafuda_env.observation import encode_observations
+from hanafuda_env.results import END_NAMES
 from hanafuda_env.rules import RuleSpec, resolve_rules
 
 from .base import AgentLike

@@ -12,16 +12,27 @@ Dealing, drawing, automatic captures, scoring and the next round's deal happen i
 :meth:`KoiKoiCore.step`, so a batch runs forever. Each finished round yields a row in a
 :class:`RoundResults` table (several per game are possible when a dealt hand yaku ends the
 next round at once). :meth:`KoiKoiCore.reset` deals too, so it reports the rounds and matches
-that ended at its deal the same way (:class:`ResetOutcome`).
+that ended at its deal the same way (:class:`ResetOutcome`). The result tables live in
+:mod:`hanafuda_env.results`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-
 import numpy as np
 
 from . import cards as C
+from .results import (
+    END_EXHAUSTION_WIN,
+    END_HAND_YAKU,
+    END_KOIKOI_WIN,
+    END_LAST_CARD,
+    END_NO_GAME,
+    END_STOP,
+    MatchResults,
+    ResetOutcome,
+    RoundResults,
+    StepOutcome,
+)
 from .rules import RuleSet, RuleSpec, resolve_rules
 from .scoring import batch_scorer, hand_yaku_points, month_counts, round_multiplier
 
@@ -32,11 +43,6 @@ HAND_SIZE, FIELD_SIZE, STOCK_SIZE = 8, 8, 24
 
 PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
 PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi")
-
-# How a round ended (RoundResults.reason).
-END_STOP, END_KOIKOI_WIN, END_LAST_CARD, END_HAND_YAKU, END_NO_GAME, END_EXHAUSTION_WIN = range(6)
-END_NAMES = ("stop", "yaku-after-koikoi", "yaku-on-last-card", "hand-yaku", "no-game",
-             "exhaustion-win")
 
 _U64 = np.uint64
 _ZERO = _U64(0)
@@ -60,92 +66,6 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
 
 class IllegalActionError(ValueError):
     """An action that the game's rules do not allow at its current decision."""
-
-
-@dataclass
-class RoundResults:
-    """One row per finished round (columnar). ``yaku`` has a column per ``yaku_names``."""
-
-    game: np.ndarray  # (K,) game index in the batch
-    round_index: np.ndarray  # (K,) 0-based round of the match
-    dealer: np.ndarray  # (K,) seat
-    winner: np.ndarray  # (K,) seat, -1 when nobody won
-    base: np.ndarray  # (K,) yaku total (or exhaustion points) before multipliers
-    multiplier: np.ndarray  # (K,) 1, 2 or 4 (§2.5)
-    points: np.ndarray  # (K,) what the winner scores
-    reward: np.ndarray  # (K, 2) zero-sum points per seat
-    koikoi_calls: np.ndarray  # (K, 2) koi-koi calls per seat
-    reason: np.ndarray  # (K,) END_* code
-    yaku: np.ndarray  # (K, n_yaku) the winner's yaku points (hand yaku included)
-    piles: np.ndarray  # (K, 2) uint64 final capture piles
-    turns: np.ndarray  # (K,) turns played
-    yaku_names: tuple[str, ...] = ()
-
-    def __len__(self) -> int:
-        return len(self.game)
-
-    def records(self) -> list[dict]:
-        """The rows as plain dicts, for people and JSON."""
-        rows = []
-        for k in range(len(self)):
-            rows.append({
-                "game": int(self.game[k]), "round_index": int(self.round_index[k]),
-                "dealer": int(self.dealer[k]), "winner": int(self.winner[k]),
-                "base": int(self.base[k]), "multiplier": int(self.multiplier[k]),
-                "points": int(self.points[k]), "reward": self.reward[k].tolist(),
-                "koikoi_calls": self.koikoi_calls[k].tolist(),
-                "reason": END_NAMES[self.reason[k]], "turns": int(self.turns[k]),
-                "yaku": {n: int(p) for n, p in zip(self.yaku_names, self.yaku[k]) if p},
-            })
-        return rows
-
-    @staticmethod
-    def concat(parts: list[RoundResults], yaku_names: tuple[str, ...]) -> RoundResults:
-        if not parts:
-            return _empty_results(yaku_names)
-        if len(parts) == 1:
-            return parts[0]
-        arrays = {f.name: np.concatenate([getattr(p, f.name) for p in parts])
-                  for f in fields(RoundResults) if f.name != "yaku_names"}
-        return RoundResults(**arrays, yaku_names=yaku_names)
-
-
-def _empty_results(yaku_names: tuple[str, ...]) -> RoundResults:
-    i = np.zeros(0, dtype=np.int32)
-    pair = np.zeros((0, 2), dtype=np.int32)
-    return RoundResults(i, i, i, i, i, i, i, pair, pair, i,
-                        np.zeros((0, len(yaku_names)), dtype=np.int32),
-                        np.zeros((0, 2), dtype=_U64), i, yaku_names)
-
-
-@dataclass
-class MatchResults:
-    """One row per finished match: ``winner`` is -1 for a draw."""
-
-    game: np.ndarray
-    winner: np.ndarray
-    scores: np.ndarray  # (M, 2)
-    rounds: np.ndarray
-
-
-@dataclass
-class StepOutcome:
-    reward: np.ndarray  # (B, 2) zero-sum points per seat from rounds finished in this step
-    round_over: np.ndarray  # (B,) the round that was being played ended
-    match_over: np.ndarray  # (B,) a match ended in this step
-    rounds: RoundResults  # every round finished in this step (hand-yaku rounds included)
-    matches: MatchResults
-
-
-@dataclass
-class ResetOutcome:
-    """What ``reset``'s deal already finished, fields as in ``StepOutcome``: a dealt hand yaku
-    ends its round at once, which can end a one-round or target-score match before any move."""
-
-    reward: np.ndarray  # (B, 2) zero-sum points per seat from rounds ended at the deal
-    match_over: np.ndarray  # (B,) a match ended at the deal
-    rounds: RoundResults
-    matches: MatchResults
 
 
 class KoiKoiCore:
@@ -226,7 +146,7 @@ class KoiKoiCore:
         match_parts: list[MatchResults] = []
         self._deal(self._games, parts, match_parts, deck=deck)
         rounds = RoundResults.concat(parts, self.yaku_names)
-        matches = _concat_matches(match_parts)
+        matches = MatchResults.concat(match_parts)
         reward = np.zeros((self.n_games, 2), dtype=np.int32)
         np.add.at(reward, rounds.game, rounds.reward)
         match_over = np.zeros(self.n_games, dtype=bool)
@@ -442,8 +362,8 @@ class KoiKoiCore:
             rounds = RoundResults.concat(parts, self.yaku_names)
             np.add.at(reward, rounds.game, rounds.reward)
         else:
-            rounds = _empty_results(self.yaku_names)
-        matches = _concat_matches(match_parts)
+            rounds = RoundResults.empty(self.yaku_names)
+        matches = MatchResults.concat(match_parts)
         match_over = np.zeros(b, dtype=bool)
         match_over[matches.game] = True
         return StepOutcome(reward, round_over, match_over, rounds, matches)
@@ -620,14 +540,6 @@ def _place(field, pile, card, active):
     field = np.where(place, field | bit, np.where(capture, field & ~matches, field))
     pile = np.where(capture, pile | matches | bit, pile)
     return field, pile, active & (count == 2)
-
-
-def _concat_matches(parts: list[MatchResults]) -> MatchResults:
-    if not parts:
-        i = np.zeros(0, dtype=np.int32)
-        return MatchResults(i, i, np.zeros((0, 2), dtype=np.int32), i)
-    return MatchResults(*(np.concatenate([getattr(p, f.name) for p in parts])
-                          for f in fields(MatchResults)))
 
 
 def action_name(action: int) -> str:

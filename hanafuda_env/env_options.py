@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import END_HAND_YAKU, END_NAMES
+from .results import END_HAND_YAKU, END_NAMES
 from .rules import RuleSet, RuleSpec, resolve_rules
 
 EPISODES = ("round", "match")

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import cards as C
 from . import core as K
+from . import results as R
 from .core import (
     CHOOSE_DRAWN,
     CHOOSE_OFFSET,
@@ -384,7 +385,7 @@ class KoiKoiGame:
             winner = dealer if points[dealer] > 0 else 1 - dealer
             base = points[winner]
             name = "teshi" if _has_full_month(self.hands[winner]) else "kuttsuki"
-            self._finish(winner, base, 1, K.END_HAND_YAKU, {name: base}, rounds, matches)
+            self._finish(winner, base, 1, R.END_HAND_YAKU, {name: base}, rounds, matches)
 
     # -------------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:
@@ -429,7 +430,7 @@ class KoiKoiGame:
             return self._draw(mover)
         if phase == DECIDE:
             if action == STOP:
-                return self._end_by_yaku(K.END_STOP)
+                return self._end_by_yaku(R.END_STOP)
             if action != KOIKOI:
                 self._illegal(action)
             self.koikoi_calls[mover] += 1
@@ -497,7 +498,7 @@ class KoiKoiGame:
             if self.hands[mover] and (self.rules.multiple_koikoi or not called_before):
                 self.phase = DECIDE
                 return GameStepOutcome(_NO_REWARD, False, False, [], [])
-            return self._end_by_yaku(K.END_KOIKOI_WIN if called_before else K.END_LAST_CARD)
+            return self._end_by_yaku(R.END_KOIKOI_WIN if called_before else R.END_LAST_CARD)
         return self._pass_turn(mover)
 
     def _pass_turn(self, mover: int) -> GameStepOutcome:
@@ -509,7 +510,7 @@ class KoiKoiGame:
         rounds: list[dict] = []
         matches: list[dict] = []
         winner, base, multiplier, by_total = self._exhaustion_outcome()
-        reason = K.END_EXHAUSTION_WIN if winner >= 0 else K.END_NO_GAME
+        reason = R.END_EXHAUSTION_WIN if winner >= 0 else R.END_NO_GAME
         # a highest-total win is scored from the winner's yaku: report them (as the core)
         yaku = self._t.scorer.breakdown(self.piles[winner]) if by_total else {}
         self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
@@ -566,7 +567,7 @@ class KoiKoiGame:
         rounds.append({
             "game": 0, "round_index": self.round_index, "dealer": dealer, "winner": winner,
             "base": base, "multiplier": multiplier, "points": points, "reward": reward,
-            "koikoi_calls": list(self.koikoi_calls), "reason": K.END_NAMES[reason],
+            "koikoi_calls": list(self.koikoi_calls), "reason": R.END_NAMES[reason],
             "turns": self.turn, "yaku": yaku,
         })
         score, won = self.match_score, self.points_won

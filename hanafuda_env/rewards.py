@@ -22,8 +22,8 @@ from math import erf, sqrt
 
 import numpy as np
 
-from .core import MatchResults, RoundResults
 from .env_options import match_boundaries
+from .results import MatchResults, RoundResults
 from .rules import RuleSet
 
 REWARD_KINDS = ("points", "match_win")

@@ -38,9 +38,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from .core import END_HAND_YAKU, NUM_ACTIONS, KoiKoiCore, MatchResults, RoundResults
+from .core import NUM_ACTIONS, KoiKoiCore
 from .env_options import EnvOptions, make_options, match_boundaries
 from .observation import OBS_DIM, encode_observations, observation_bounds
+from .results import END_HAND_YAKU, MatchResults, RoundResults
 from .rewards import DEFAULT_ROUND_SIGMA, check_reward, match_win_rewards
 
 

@@ -18,10 +18,11 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterator
 import hanafuda_env
 from hanafuda_env import koikoi_v0
 from hanafuda_env.cards import bits_to_bool
-from hanafuda_env.core import END_NAMES, PLAY, IllegalActionError, KoiKoiCore
+from hanafuda_env.core import PLAY, IllegalActionError, KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
 from hanafuda_env.observation import BLOCK, OBS_DIM, encode_observations
+from hanafuda_env.results import END_NAMES
 from hanafuda_env.rules import RuleError
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 

@@ -10,13 +10,12 @@ from hanafuda_env.core import (
     CHOOSE_DRAWN,
     CHOOSE_PLAYED,
     DECIDE,
-    END_NAMES,
     KOIKOI,
     PLAY,
     STOP,
     KoiKoiCore,
-    StepOutcome,
 )
+from hanafuda_env.results import END_NAMES, StepOutcome
 from hanafuda_env.rules import RuleSet
 
 N_GAMES = 48

@@ -21,20 +21,22 @@ from hanafuda_env.core import (
     CHOOSE_DRAWN,
     CHOOSE_PLAYED,
     DECIDE,
+    KOIKOI,
+    PLAY,
+    STOP,
+    IllegalActionError,
+    KoiKoiCore,
+)
+from hanafuda_env.rendering import card_label, render_game
+from hanafuda_env.results import (
     END_EXHAUSTION_WIN,
     END_HAND_YAKU,
     END_KOIKOI_WIN,
     END_LAST_CARD,
     END_NO_GAME,
     END_STOP,
-    KOIKOI,
-    PLAY,
-    STOP,
-    IllegalActionError,
-    KoiKoiCore,
     StepOutcome,
 )
-from hanafuda_env.rendering import card_label, render_game
 from hanafuda_env.rules import NINTENDO, TEN_BASE
 from hanafuda_env.scoring import hand_yaku_points, month_counts, score_yaku
 
