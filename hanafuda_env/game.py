@@ -6,13 +6,13 @@ as 48-bit Python ints, read with ``int.bit_count``), takes the same decisions an
 same deals from the same seeds, so ``KoiKoiGame`` and ``KoiKoiCore(1)`` are interchangeable
 move for move; ``tests/test_game.py`` checks that differentially.
 
-Speed comes from tables built once per rule set (:func:`_tables`): the yaku total of a pile
-is a few dict/list look-ups keyed on the pile's relevant bits instead of a table walk.
+Speed comes from tables built once per rule set (:mod:`hanafuda_env.game_scoring`): the
+yaku total of a pile is a few dict/list look-ups keyed on the pile's relevant bits instead
+of a table walk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,15 +33,14 @@ from .core import (
     IllegalActionError,
     KoiKoiCore,
 )
+from .game_scoring import card_mask, game_tables, hand_points, has_full_month
 from .rules import RuleSet, RuleSpec, resolve_rules
-from .scoring import Yaku, score_pile, yaku_table
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
 
 _M64 = (1 << 64) - 1
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 _COIN_SALT = 1000 * _GOLDEN & _M64  # core: _random_words(games, 1000)
-_NIBBLE_LOW = int("1" * 12, 16)  # bit 0 of every month's nibble
 _BIT = tuple(1 << i for i in range(C.NUM_CARDS))
 _MONTH = tuple(C.month_mask(c.month) for c in C.DECK)
 _NO_REWARD = (0, 0)
@@ -66,18 +65,6 @@ def game_seed_of(seed: int, index: int = 0) -> int:
     return splitmix64_int(splitmix64_int(seed) ^ index)
 
 
-def _has_full_month(cards: int) -> bool:
-    """A month with all four cards in the set (the redeal test of §2.1, teshi of §2.3)."""
-    return (cards & cards >> 1 & cards >> 2 & cards >> 3 & _NIBBLE_LOW) != 0
-
-
-def _mask(card_ids: list[int]) -> int:
-    bits = 0
-    for card in card_ids:
-        bits |= _BIT[card]
-    return bits
-
-
 # Card ids in each 12-bit chunk value, ids offset by the chunk (legal actions of a hand).
 _CHUNK_IDS = tuple(tuple([i + 12 * k for i in range(12) if x >> i & 1] for x in range(4096))
                    for k in range(4))
@@ -90,146 +77,6 @@ def _ids(bits: int, offset: int = 0) -> list[int]:
         out.append(low.bit_length() - 1 + offset)
         bits ^= low
     return out
-
-
-# --------------------------------------------------------------------- per-rule-set tables
-def _relevant(yaku: tuple[Yaku, ...]) -> int:
-    """Cards whose presence can change the points of these yaku."""
-    bits = 0
-    for y in yaku:
-        bits |= y.forbidden | (y.extra_mask if y.extra_points else 0)
-        for mask, _ in y.conditions:
-            bits |= mask
-    return bits
-
-
-def _subsets(mask: int):
-    sub = 0
-    while True:
-        yield sub
-        sub = (sub - mask) & mask
-        if sub == 0:
-            return
-
-
-def _scored(pile: int, yaku: tuple[Yaku, ...]) -> tuple[int, tuple[tuple[str, int], ...]]:
-    points = score_pile(pile, yaku)
-    return sum(points.values()), tuple((n, p) for n, p in points.items() if p)
-
-
-class _PileScorer:
-    """Yaku of one pile from tables; agrees with ``score_pile`` / ``BatchScorer`` exactly.
-
-    Yaku that replace one another (``excluded_by``) form groups whose points add up. A group
-    resting on few cards becomes a dict over every subset of those cards; a group whose every
-    yaku counts one single card set (kasu) becomes a list indexed by that count; anything
-    else falls back to ``score_pile``. The total of a pile is then a few look-ups.
-    """
-
-    SMALL = 12  # cards a subset table may rest on (4,096 entries)
-
-    def __init__(self, table: tuple[Yaku, ...]):
-        self.order = {y.name: i for i, y in enumerate(table)}
-        group = dict(self.order)
-        for y in table:  # join the exclusion links (a dozen yaku: plain relabelling)
-            for other in y.excluded_by:
-                if other in group:
-                    a, b = group[y.name], group[other]
-                    for key, value in group.items():
-                        if value == b:
-                            group[key] = a
-        groups: dict[int, tuple[Yaku, ...]] = {}
-        for y in table:
-            groups[group[y.name]] = groups.get(group[y.name], ()) + (y,)
-        merged: list[tuple[tuple[Yaku, ...], int]] = []
-        self.counted: list[tuple[int, list]] = []
-        self.generic: list[tuple[Yaku, ...]] = []
-        for ys in groups.values():
-            rel = _relevant(ys)
-            if rel.bit_count() <= self.SMALL:  # merge small groups while the union stays small
-                for k, (mys, mrel) in enumerate(merged):
-                    if (mrel | rel).bit_count() <= self.SMALL:
-                        merged[k] = (mys + ys, mrel | rel)
-                        break
-                else:
-                    merged.append((ys, rel))
-            elif all(y.forbidden == 0 and (y.extra_mask == rel or not y.extra_points)
-                     and all(m == rel for m, _ in y.conditions) for y in ys):
-                cards = C.ids_of(rel)
-                self.counted.append((rel, [_scored(_mask(cards[:n]), ys)
-                                           for n in range(len(cards) + 1)]))
-            else:
-                self.generic.append(ys)
-        self.lookups = [(rel, {sub: _scored(sub, ys) for sub in _subsets(rel)})
-                        for ys, rel in merged]
-        self.total = self._total_function()
-
-    def _total_function(self) -> Callable[[int], int]:
-        lookups = [(rel, {k: v[0] for k, v in values.items()}) for rel, values in self.lookups]
-        counted = [(rel, [v[0] for v in values]) for rel, values in self.counted]
-        generic = self.generic
-        if len(lookups) == 3 and len(counted) == 1 and not generic:  # the presets: unrolled
-            (r0, d0), (r1, d1), (r2, d2) = lookups
-            (r3, c3), = counted
-            return lambda p: d0[p & r0] + d1[p & r1] + d2[p & r2] + c3[(p & r3).bit_count()]
-
-        def total(pile: int) -> int:
-            points = 0
-            for rel, values in lookups:
-                points += values[pile & rel]
-            for rel, values in counted:
-                points += values[(pile & rel).bit_count()]
-            for ys in generic:
-                points += _scored(pile, ys)[0]
-            return points
-
-        return total
-
-    def breakdown(self, pile: int) -> dict[str, int]:
-        """Yaku name -> points (non-zero only), in the table's order."""
-        items: list[tuple[str, int]] = []
-        for rel, values in self.lookups:
-            items += values[pile & rel][1]
-        for rel, values in self.counted:
-            items += values[(pile & rel).bit_count()][1]
-        for ys in self.generic:
-            items += _scored(pile, ys)[1]
-        items.sort(key=lambda item: self.order[item[0]])
-        return dict(items)
-
-
-@dataclass(frozen=True)
-class _Tables:
-    """What a rule set fixes for the whole game, computed once (see :func:`_tables`)."""
-
-    names: tuple[str, ...]  # yaku names (the core's yaku_names)
-    scorer: _PileScorer
-    hand_yaku: str
-    teshi: int
-    kuttsuki: int
-    seven_point_doubling: bool
-    koikoi_multiplier: int
-
-
-@lru_cache(maxsize=64)
-def _tables(rules: RuleSet) -> _Tables:
-    table = yaku_table(rules)
-    names = tuple(y.name for y in table) + ("teshi", "kuttsuki")
-    return _Tables(names, _PileScorer(table), rules.hand_yaku, rules.points.teshi,
-                   rules.points.kuttsuki, rules.seven_point_doubling, rules.koikoi_multiplier)
-
-
-def _hand_points(hand: int, t: _Tables) -> int:
-    """``scoring.hand_yaku_points`` for one dealt hand of 8."""
-    if t.hand_yaku == "none":
-        return 0
-    if _has_full_month(hand):
-        return t.teshi
-    if t.hand_yaku == "teshi+kuttsuki":
-        odd = (hand ^ hand >> 1 ^ hand >> 2 ^ hand >> 3) & _NIBBLE_LOW
-        if odd == 0 and hand.bit_count() == 8:
-            return t.kuttsuki
-    return 0
 
 
 # --------------------------------------------------------------------------------- the game
@@ -270,7 +117,7 @@ class KoiKoiGame:
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, *,
                  game_seed: int | None = None, options: dict | None = None):
         self.rules: RuleSet = resolve_rules(rules)
-        self._t = _tables(self.rules)
+        self._t = game_tables(self.rules)
         self._total = self._t.scorer.total
         self.yaku_names = self._t.names
         self.reset(seed=seed, options=options, game_seed=game_seed)
@@ -325,8 +172,8 @@ class KoiKoiGame:
         if not (np.sort(cards) == np.arange(C.NUM_CARDS)).all():
             raise ValueError("deck must hold each card id 0..47 exactly once")
         order = [int(c) for c in cards]
-        field = _mask(order[16:24])
-        if _has_full_month(field):
+        field = card_mask(order[16:24])
+        if has_full_month(field):
             raise ValueError(f"game 0: the given deck puts all four cards of a month on the "
                              f"field ({C.describe(field)}); such a deal is redealt by the "
                              f"rules, so give another deck")
@@ -362,12 +209,12 @@ class KoiKoiGame:
         while True:
             order = deck if deck is not None else self._shuffled_deck()
             deck = None
-            field = _mask(order[16:24])
-            while _has_full_month(field):  # §2.1, before hand yaku (§2.7)
+            field = card_mask(order[16:24])
+            while has_full_month(field):  # §2.1, before hand yaku (§2.7)
                 order = self._shuffled_deck()
-                field = _mask(order[16:24])
+                field = card_mask(order[16:24])
             dealer = self.dealer
-            first, second = _mask(order[0:8]), _mask(order[8:16])
+            first, second = card_mask(order[0:8]), card_mask(order[8:16])
             self.hands = [first, second] if dealer == 0 else [second, first]
             self.field = field
             self.stock = order[24:]
@@ -379,12 +226,12 @@ class KoiKoiGame:
             self.koikoi_calls = [0, 0]
             self.yaku_total = [0, 0]
             self.turn = 0
-            points = (_hand_points(self.hands[0], t), _hand_points(self.hands[1], t))
+            points = (hand_points(self.hands[0], t), hand_points(self.hands[1], t))
             if points[0] <= 0 and points[1] <= 0:
                 return
             winner = dealer if points[dealer] > 0 else 1 - dealer
             base = points[winner]
-            name = "teshi" if _has_full_month(self.hands[winner]) else "kuttsuki"
+            name = "teshi" if has_full_month(self.hands[winner]) else "kuttsuki"
             self._finish(winner, base, 1, R.END_HAND_YAKU, {name: base}, rounds, matches)
 
     # -------------------------------------------------------------------- legal actions
@@ -617,7 +464,7 @@ class KoiKoiGame:
         """Game ``g`` of a core batch, in the same state (continues exactly like it)."""
         game = object.__new__(cls)
         game.rules = core.rules
-        game._t = _tables(core.rules)
+        game._t = game_tables(core.rules)
         game._total = game._t.scorer.total
         game.yaku_names = tuple(core.yaku_names)
         for name in cls._STATE:  # numpy scalars and rows -> Python ints and lists
