@@ -8,7 +8,8 @@ from collections.abc import Callable
 from hanafuda_env.rules import RuleSpec, resolve_rules
 
 from .base import Agent, AgentLike
-from .baselines import ExpertAgent, GreedyAgent, RandomAgent
+from .baselines import GreedyAgent, RandomAgent
+from .expert import ExpertAgent
 
 BASELINES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,

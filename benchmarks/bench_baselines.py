@@ -22,15 +22,9 @@ import time
 import numpy as np
 
 from agents.base import AgentLike, decode
-from agents.baselines import (
-    CARD_FEATURES,
-    FIELD,
-    HAND,
-    UNSEEN,
-    ExpertAgent,
-    card_features,
-)
+from agents.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
 from agents.evaluation import play_matches
+from agents.expert import ExpertAgent
 from agents.files import atomic_write_json
 from agents.registry import make_agent
 from hanafuda_env import cards as C
@@ -148,7 +142,7 @@ def fit_card_model(data: dict[str, np.ndarray]) -> np.ndarray:
 
 def calibrate(args: argparse.Namespace) -> None:
     """Collect self-play card outcomes with the current expert and print the fitted model
-    in the form ``agents/baselines.py`` keeps it."""
+    in the form ``agents/card_model.py`` keeps it."""
     start = time.perf_counter()
     data = collect_card_outcomes(ExpertAgent(args.rules, seed=args.seed),
                                  n_games=args.calibration_games,

@@ -12,17 +12,10 @@ import numpy as np
 import pytest
 
 from agents.base import AgentLike, decode
-from agents.baselines import (
-    _ROW_OF_CARD,
-    ExpertAgent,
-    GreedyAgent,
-    RandomAgent,
-    card_chances,
-    chance_table,
-    count_tails,
-    month_nibbles,
-)
+from agents.baselines import GreedyAgent, RandomAgent
+from agents.card_model import ROW_OF_CARD, card_chances, chance_table, month_nibbles
 from agents.evaluation import fit_elo, play_matches, round_robin, wilson_interval
+from agents.expert import ExpertAgent, count_tails
 from agents.registry import BASELINES, make_agent
 from hanafuda_env import cards as C
 from hanafuda_env.core import (
@@ -259,8 +252,8 @@ def test_chance_table_gives_card_chances_exactly():
     code = (nib[0] | nib[1] << np.uint64(4) | nib[2] << np.uint64(8)).astype(np.intp)
     looked_up = np.take(chance_table(), code + turns * 4096, axis=2).reshape(2, 48, -1)
     mine, theirs = card_chances(hand, field, unseen, turns)
-    np.testing.assert_array_equal(looked_up[0][_ROW_OF_CARD].T, mine)
-    np.testing.assert_array_equal(looked_up[1][_ROW_OF_CARD].T, theirs)
+    np.testing.assert_array_equal(looked_up[0][ROW_OF_CARD].T, mine)
+    np.testing.assert_array_equal(looked_up[1][ROW_OF_CARD].T, theirs)
 
 
 def test_expert_acquisition_matches_the_plain_formula():
@@ -274,9 +267,9 @@ def test_expert_acquisition_matches_the_plain_formula():
     hit = np.where(C.bits_to_bool(field), draw_now[:, None] * mates / n_unseen, 0.0)
     gone = C.bits_to_bool(pile | opp_pile)
     np.testing.assert_array_equal(fast[48], 0.0)
-    np.testing.assert_allclose(fast[_ROW_OF_CARD, 0].T, np.where(gone, 0, hit + (1 - hit) * a_me),
+    np.testing.assert_allclose(fast[ROW_OF_CARD, 0].T, np.where(gone, 0, hit + (1 - hit) * a_me),
                                rtol=0, atol=1e-15)
-    np.testing.assert_allclose(fast[_ROW_OF_CARD, 1].T, np.where(gone, 0, (1 - hit) * a_opp),
+    np.testing.assert_allclose(fast[ROW_OF_CARD, 1].T, np.where(gone, 0, (1 - hit) * a_opp),
                                rtol=0, atol=1e-15)
 
 
@@ -329,7 +322,7 @@ def test_expert_events_match_a_plain_yaku_loop(rules):
     in_pile = C.bits_to_bool(pile)
     a = np.where(in_pile, 0.0, random_chances(rng, (n, 48)))
     chances = np.zeros((49, n))
-    chances[_ROW_OF_CARD] = a.T
+    chances[ROW_OF_CARD] = a.T
     total = batch_scorer(rules).totals(pile).astype(np.int64)
     loser_called = rng.random(n) < 0.3
     fast = ExpertAgent(rules)._events(pile, chances, total, loser_called,
