@@ -13,7 +13,8 @@ import argparse
 import sys
 
 from agents.policy import CheckpointError
-from agents.ppo import ConfigError, PPOConfig, resume_config, train
+from agents.ppo import train
+from agents.ppo_config import ConfigError, PPOConfig, resume_config
 from hanafuda_env.rules import RuleError
 
 

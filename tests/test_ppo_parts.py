@@ -8,7 +8,8 @@ import torch
 
 from agents.networks import ActorCritic, masked_entropy, masked_log_probs, sample_actions
 from agents.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
-from agents.ppo import ConfigError, PPOConfig, compute_gae
+from agents.ppo import compute_gae
+from agents.ppo_config import ConfigError, PPOConfig
 
 
 def test_gae_credits_each_seat_its_own_reward() -> None:

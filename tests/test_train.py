@@ -13,8 +13,8 @@ import yaml
 import train
 from agents.evaluation import play_matches
 from agents.policy import PolicyAgent, load_checkpoint
-from agents.ppo import PPOConfig
 from agents.ppo import train as run_training
+from agents.ppo_config import PPOConfig
 from agents.registry import make_agent
 
 ROOT = Path(__file__).resolve().parent.parent

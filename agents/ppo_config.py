@@ -1,0 +1,196 @@
+"""Every setting of a training run: ``PPOConfig``, its checks, YAML loading and resuming.
+
+Kept apart from :mod:`agents.ppo` so the algorithm reads top to bottom; a bad key or value
+fails here, with the allowed ones named, before any env or network is built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, check_reward
+from hanafuda_env.rules import resolve_rules
+
+from .policy import load_checkpoint
+
+CRITICS = ("shared", "privileged")
+
+
+class ConfigError(ValueError):
+    """A training config key or value that is not allowed."""
+
+
+@dataclass
+class PPOConfig:
+    """Every setting of a training run (YAML keys have these names)."""
+
+    exp_name: str = "selfplay"
+    seed: int = 1
+    rules: Any = "nintendo"  # preset name, mapping of rule options, or YAML path
+    episode: str = "round"  # "round" or "match"
+    reward: str = "points"  # "points" or "match_win" (hanafuda_env.rewards)
+    round_sigma: float = DEFAULT_ROUND_SIGMA  # match_win: one round's margin spread
+    total_decisions: int = 20_000_000  # environment decisions (both seats) to train for
+    n_envs: int = 256
+    n_steps: int = 64  # decisions per game per rollout
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    update_epochs: int = 4
+    n_minibatches: int = 4
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    reward_scale: float = 0.1  # points are multiplied by this before learning
+    hidden: int = 256
+    layers: int = 2
+    # "shared": the policy network's value head; "privileged": a critic of its own that also
+    # sees the hidden cards (training only: policies never do), for less noisy advantages
+    critic: str = "shared"
+    card_features: bool = False  # add networks.CardFeatures (same-month and yaku-group sums)
+    self_play_fraction: float = 0.5
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    snapshot_interval: int = 20  # updates
+    max_snapshots: int = 8
+    pfsp_power: float = 2.0
+    eval_interval: int = 25  # updates; 0 disables evaluation during training
+    eval_matches: int = 200
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    best_opponent: str | None = None  # keep checkpoints/best.pt: best eval win rate vs this
+    checkpoint_interval: int = 25  # updates
+    warmstart_teacher: str = "expert"  # agent whose moves are cloned before self-play
+    warmstart_decisions: int = 0  # teacher decisions to clone (0: start from scratch)
+    warmstart_epochs: int = 2
+    warmstart_learning_rate: float = 1e-3
+    init_checkpoint: str | None = None  # start from these weights (no warm start then)
+    torch_threads: int = 1  # more threads only help on an otherwise idle machine
+    log_dir: str = "runs"
+    progress_bar: bool = True
+
+    def __post_init__(self) -> None:
+        if self.episode not in ("round", "match"):
+            raise ConfigError(f"episode must be 'round' or 'match', got {self.episode!r}")
+        for name in ("anneal_lr", "clip_vloss", "card_features", "progress_bar"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.critic not in CRITICS:
+            raise ConfigError(f"critic must be one of {', '.join(map(repr, CRITICS))}, got "
+                              f"{self.critic!r}")
+        try:
+            check_reward(self.reward, self.round_sigma)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        if self.init_checkpoint is not None and not os.path.isfile(self.init_checkpoint):
+            raise ConfigError(f"init_checkpoint {self.init_checkpoint!r} is not an existing "
+                              "checkpoint file")
+        for name in ("total_decisions", "n_envs", "n_steps", "update_epochs", "n_minibatches",
+                     "hidden", "layers", "snapshot_interval", "checkpoint_interval",
+                     "torch_threads"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be a positive integer, got "
+                                  f"{getattr(self, name)!r}")
+        for name in ("max_snapshots", "warmstart_epochs", "eval_matches"):
+            _check_number(name, getattr(self, name), low=1, integer=True)
+        for name in ("seed", "eval_interval", "warmstart_decisions"):
+            _check_number(name, getattr(self, name), low=0, integer=True)
+        for name in ("learning_rate", "warmstart_learning_rate", "clip_coef", "max_grad_norm",
+                     "reward_scale"):
+            _check_number(name, getattr(self, name), low=0, open_low=True)
+        for name in ("ent_coef", "vf_coef", "pfsp_power"):
+            _check_number(name, getattr(self, name), low=0)
+        _check_number("gamma", self.gamma, low=0, high=1, open_low=True)
+        for name in ("gae_lambda", "self_play_fraction"):
+            _check_number(name, getattr(self, name), low=0, high=1)
+        if self.target_kl is not None:
+            _check_number("target_kl", self.target_kl, low=0, open_low=True)
+        for name in ("baselines", "eval_opponents"):
+            names = getattr(self, name)
+            if not isinstance(names, list):
+                raise ConfigError(f"{name} must be a list of agent names, got {names!r}")
+            for agent in names:
+                _check_agent(name, agent)
+        _check_agent("warmstart_teacher", self.warmstart_teacher)
+        if self.best_opponent is not None and (self.best_opponent not in self.eval_opponents
+                                               or not self.eval_interval):
+            raise ConfigError(f"best_opponent must be one of eval_opponents "
+                              f"{self.eval_opponents} (with eval_interval > 0), got "
+                              f"{self.best_opponent!r}")
+        resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
+
+    @classmethod
+    def from_dict(cls, spec: dict[str, Any]) -> PPOConfig:
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = [k for k in spec if k not in allowed]
+        if unknown:
+            raise ConfigError(f"unknown config key(s) {unknown}; allowed keys: "
+                              + ", ".join(allowed))
+        return cls(**spec)
+
+    @classmethod
+    def load(cls, path: str | Path | None, overrides: list[str] = ()) -> PPOConfig:
+        """A YAML file plus ``key=value`` overrides (values parsed as YAML)."""
+        return cls.from_dict(cls.spec(path, overrides))
+
+    @staticmethod
+    def spec(path: str | Path | None, overrides: list[str] = ()) -> dict[str, Any]:
+        """Just the keys a YAML file and ``key=value`` overrides give (no defaults)."""
+        spec: dict[str, Any] = {}
+        if path is not None:
+            with open(path, encoding="utf-8") as handle:
+                spec = yaml.safe_load(handle) or {}
+            if not isinstance(spec, dict):
+                raise ConfigError(f"{path}: a config must be a mapping of keys to values")
+        for item in overrides:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ConfigError(f"override {item!r} must look like key=value")
+            spec[key.strip()] = yaml.safe_load(value)
+        return spec
+
+
+def _check_number(name: str, value: Any, low: float, high: float | None = None,
+                  open_low: bool = False, integer: bool = False) -> None:
+    kind = int if integer else (int, float)
+    ok = isinstance(value, kind) and not isinstance(value, bool)
+    if ok:
+        ok = (value > low if open_low else value >= low) and (high is None or value <= high)
+    if not ok:
+        bounds = f"{'>' if open_low else '>='} {low}" + (f" and <= {high}" if high else "")
+        raise ConfigError(f"{name} must be {'an integer' if integer else 'a number'} "
+                          f"{bounds}, got {value!r}")
+
+
+def _check_agent(key: str, spec: Any) -> None:
+    from .registry import BASELINES
+
+    if not isinstance(spec, str) or (spec.strip().lower() not in BASELINES
+                                     and not Path(spec).is_file()):
+        raise ConfigError(f"{key}: {spec!r} is neither a baseline ({', '.join(BASELINES)}) "
+                          f"nor an existing checkpoint file")
+
+
+# Keys that may change when a run is resumed; any other change would make it another run.
+RESUMABLE_KEYS = ("total_decisions", "progress_bar")
+
+
+def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
+    """The saved config of a run, with the (few) keys that may change on resume."""
+    payload = load_checkpoint(Path(run_dir) / "checkpoints" / "latest.pt")
+    saved = PPOConfig.from_dict(payload["config"])
+    PPOConfig.from_dict({**dataclasses.asdict(saved), **changes})  # unknown keys, bad values
+    fixed = sorted(k for k, v in changes.items()
+                   if k not in RESUMABLE_KEYS and v != getattr(saved, k))
+    if fixed:
+        raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE_KEYS)} "
+                          f"may change, not {fixed}")
+    return dataclasses.replace(saved, **changes)
