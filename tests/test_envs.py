@@ -1,60 +1,30 @@
-"""The PettingZoo, Gymnasium and batched self-play environments."""
+"""The PettingZoo environment, and what every environment shares: hidden information,
+spaces, rewards, options and illegal actions (test_gym_env and test_vector_env hold the
+rest)."""
 
 from __future__ import annotations
 
 import random
 import warnings
 
-import gymnasium
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
-from gymnasium.vector import AutoresetMode
+from env_helpers import HANAMI_DECK, TESHI_DECK, play_episode, play_single, random_action
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterator
 
-import hanafuda_env
 from hanafuda_env import koikoi_v0
 from hanafuda_env.cards import bits_to_bool
-from hanafuda_env.core import PLAY, IllegalActionError, KoiKoiCore
+from hanafuda_env.core import IllegalActionError, KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
 from hanafuda_env.observation import BLOCK, OBS_DIM, encode_observations
-from hanafuda_env.results import END_NAMES
 from hanafuda_env.rules import RuleError
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 CARD_BLOCKS = ("hand", "field", "own_pile", "opp_pile", "unseen", "pending")
-# Dealer (seat 0) holds all four pine cards: teshi, a hand yaku that ends round 1 at the deal.
-TESHI_DECK = ([0, 1, 2, 3, 4, 8, 12, 16] + [5, 9, 13, 17, 20, 24, 28, 32]
-              + [6, 10, 14, 18, 21, 25, 29, 33]
-              + [c for c in range(48) if c not in {0, 1, 2, 3, 4, 8, 12, 16, 5, 9, 13, 17, 20,
-                                                   24, 28, 32, 6, 10, 14, 18, 21, 25, 29, 33}])
-
-
-def random_action(env, rng: random.Random):
-    obs, _, term, trunc, _ = env.last()
-    if term or trunc:
-        return None
-    return rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
-
-
-def play_episode(env, rng: random.Random, on_step=None) -> tuple[dict[str, float], dict]:
-    """Random legal play to the end of an AEC episode: each agent's return and final info."""
-    returns = dict.fromkeys(env.possible_agents, 0.0)
-    final = {}
-    for agent in env.agent_iter():
-        _, reward, term, trunc, info = env.last(observe=False)
-        returns[agent] += reward
-        if term or trunc:
-            final[agent] = info
-        action = random_action(env, rng)
-        if on_step is not None and action is not None:
-            on_step(env, agent, action)
-        env.step(action)
-    return returns, final
 
 
 # --------------------------------------------------------------------------- PettingZoo
@@ -433,213 +403,7 @@ def test_illegal_action_penalize_terminates_everyone():
     assert returns == {offender: -2.0, other: 0.0} and env.agents == []
 
 
-# ----------------------------------------------------------------- single-agent Gymnasium
-def hashed_random_policy(obs: np.ndarray, mask: np.ndarray) -> int:
-    """A random-looking legal move that depends only on what it sees (so seeded episodes
-    replay exactly, as check_env demands)."""
-    legal = np.flatnonzero(mask)
-    return int(legal[int(obs @ np.arange(len(obs))) % len(legal)])
-
-
-class BatchAgent:
-    """An agent object of the trainer's kind: act(obs_batch, mask_batch) -> actions."""
-
-    def __init__(self):
-        self.shapes = set()
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        self.shapes.add((obs.shape, obs.dtype, mask.shape, mask.dtype))
-        return np.array([hashed_random_policy(o, m) for o, m in zip(obs, mask)])
-
-
-@pytest.mark.parametrize("opponent", [None, hashed_random_policy, BatchAgent()])
-def test_single_agent_env_passes_check_env(opponent):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_env(KoiKoiSingleAgentEnv(opponent=opponent), skip_render_check=True)
-    if isinstance(opponent, BatchAgent):
-        assert opponent.shapes == {((1, OBS_DIM), np.dtype(np.float32), (1, 98), np.dtype(bool))}
-
-
-def test_registered_gymnasium_id_passes_check_env():
-    env = gymnasium.make(hanafuda_env.GYM_ID, opponent=hashed_random_policy, episode="match",
-                         rounds=2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_env(env.unwrapped)  # with a spec: every render mode is made and checked
-    assert env.unwrapped.options.rules.rounds == 2
-
-
-def play_single(env, rng: np.random.Generator, seed: int = 0, start: tuple | None = None):
-    """Random legal learner moves to the episode's end, from a fresh reset or from the
-    ``(obs, info)`` one returned; returns the return and the last info."""
-    obs, info = env.reset(seed=seed) if start is None else start
-    total = 0.0
-    while True:
-        mask = env.action_masks()
-        np.testing.assert_array_equal(mask, info["action_mask"].astype(bool))
-        assert env.observation_space.contains(obs) and mask.any()
-        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
-        total += reward
-        if terminated or truncated:
-            return total, info
-
-
-@pytest.mark.parametrize("episode", ["round", "match"])
-def test_single_agent_rewards_are_the_learners_points(episode):
-    env = KoiKoiSingleAgentEnv(episode=episode, rounds=2)
-    rng = np.random.default_rng(0)
-    seats = set()
-    for seed in range(12):
-        total, info = play_single(env, rng, seed)
-        seat = info["seat"]
-        seats.add(seat)
-        if episode == "match":
-            (match,) = info["match_results"]
-            assert total == match["scores"][seat]
-        else:
-            (row,) = [r for r in info["round_results"] if r["rewarded"]]
-            assert total == row["reward"][seat]
-    assert seats == {0, 1}
-
-
-def test_single_agent_illegal_actions():
-    env = KoiKoiSingleAgentEnv(learner_seat=1)
-    _, info = env.reset(seed=0)
-    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
-    obs, reward, terminated, truncated, info = env.step(bad)
-    assert (reward, terminated, truncated) == (-1.0, True, False) and "illegal_action" in info
-    with pytest.raises(RuntimeError, match="reset"):
-        env.step(0)
-    strict = KoiKoiSingleAgentEnv(illegal_action="raise")
-    strict.reset(seed=0)
-    with pytest.raises(IllegalActionError, match="legal actions"):
-        strict.step(bad)
-    cheat = KoiKoiSingleAgentEnv(opponent=lambda obs, mask: 96, learner_seat=1)
-    with pytest.raises(IllegalActionError, match="opponent"):
-        for seed in range(5):  # raises as soon as the opponent has to move
-            cheat.reset(seed=seed)
-            cheat.step(int(np.flatnonzero(cheat.action_masks())[0]))
-
-
-# Seat 0 deals and plays the curtain onto the cherry ribbon, then draws the sake cup onto the
-# chrysanthemum ribbon: hanami-zake before seat 1 has moved.
-HANAMI_DECK = ([8, 12, 16, 20, 24, 28, 36, 40] + [0, 4, 13, 17, 21, 25, 29, 37]
-               + [9, 33, 1, 5, 14, 18, 22, 26] + [32])
-HANAMI_DECK += [c for c in range(48) if c not in HANAMI_DECK]
-
-
-def stopper(obs: np.ndarray, mask: np.ndarray) -> int:
-    return 96 if mask[96] else int(np.flatnonzero(mask)[0])
-
-
-@pytest.mark.parametrize("episode", ["round", "match"])
-def test_single_agent_round_won_before_the_learner_moves(episode):
-    env = KoiKoiSingleAgentEnv(opponent=stopper, learner_seat=1, episode=episode, rounds=2)
-    start = env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
-    info = start[1]
-    total, last = play_single(env, np.random.default_rng(0), start=start)
-    if episode == "round":
-        (skipped,) = info["skipped"]
-        assert (skipped["reason"], skipped["winner"], skipped["yaku"]) == (
-            "stop", 0, {"hanami_zake": 5})
-        (row,) = [r for r in last["round_results"] if r["rewarded"]]
-        assert row["round_index"] == 1 and total == row["reward"][1]
-    else:  # the lost round is the match's: rewarded with the learner's first step
-        assert info["skipped"] == [] and info["round_results"][0]["reward"] == [5, -5]
-        assert total == last["match_results"][0]["scores"][1]
-
-
-def test_maskable_ppo_trains_unchanged():
-    sb3_contrib = pytest.importorskip("sb3_contrib")
-    import torch
-
-    env = KoiKoiSingleAgentEnv(illegal_action="raise")  # a masked learner never errs
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny networks: threads only contend with each other
-    try:
-        model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128,
-                                        n_epochs=1, seed=0, verbose=0, device="cpu")
-        model.learn(total_timesteps=2048)
-    finally:
-        torch.set_num_threads(threads)
-    assert model.num_timesteps >= 2048
-
-
-# ---------------------------------------------------------------------- batched self-play
-def test_vector_env_same_step_autoreset_round_episodes():
-    env = KoiKoiVectorEnv(128, episode="round", seed=6)
-    assert env.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
-    obs, info = env.reset()
-    rng = np.random.default_rng(6)
-    ended = 0
-    for _ in range(120):
-        mask, seat = info["action_mask"], info["seat"]
-        np.testing.assert_array_equal(seat, env.core.mover)
-        actions = env.core.sample_legal_actions(rng)
-        assert mask[np.arange(128), actions].all()
-        obs, rewards, terminated, truncated, info = env.step(actions)
-        assert rewards.dtype == np.float32 and (rewards.sum(axis=1) == 0).all()
-        assert not truncated.any()
-        rounds = info["round_results"]
-        np.testing.assert_array_equal(terminated, np.isin(np.arange(128),
-                                                          rounds.game[info["rewarded"]]))
-        played = np.zeros((128, 2))
-        np.add.at(played, rounds.game[info["rewarded"]], rounds.reward[info["rewarded"]])
-        np.testing.assert_array_equal(rewards, played)
-        assert (rounds.reason[~info["rewarded"]] == END_NAMES.index("hand-yaku")).all()
-        # already the next round's first decision
-        g = np.flatnonzero(terminated)
-        ended += len(g)
-        assert (env.core.turn[g] == 0).all() and (env.core.phase[g] == PLAY).all()
-        np.testing.assert_array_equal(info["seat"][g], env.core.dealer[g])
-        np.testing.assert_array_equal(obs, encode_observations(env.core))
-        np.testing.assert_array_equal(info["action_mask"], env.core.legal_action_mask())
-        assert (rewards[~terminated] == 0).all()
-    assert ended > 100
-
-
-@pytest.mark.parametrize("rounds", [1, 2])
-def test_vector_env_match_episode_return_is_the_match_score(rounds):
-    """With rounds=1 a hand yaku dealt to a fresh match ends it without a decision: it is
-    no episode and must not leak into the neighbouring ones."""
-    env = KoiKoiVectorEnv(128, episode="match", rounds=rounds, seed=7)
-    env.reset()
-    rng = np.random.default_rng(7)
-    returns = np.zeros((128, 2))
-    checked = dropped = 0
-    for _ in range(300 * rounds):
-        _, rewards, terminated, _, info = env.step(env.core.sample_legal_actions(rng))
-        returns += rewards
-        matches = info["match_results"]
-        for g in np.flatnonzero(terminated):
-            scores = matches.scores[matches.game == g]
-            dropped += len(scores) - 1
-            np.testing.assert_array_equal(returns[g], scores[0])
-            checked += 1
-        returns[terminated] = 0
-    assert checked > 200 and (rounds == 2 or dropped > 0)
-
-
-def test_vector_env_determinism_and_seeding():
-    def trajectory(env, steps=40, seed=0):
-        obs, _ = env.reset()
-        rng, out = np.random.default_rng(seed), [obs.copy()]
-        for _ in range(steps):
-            obs, rewards, *_ = env.step(env.core.sample_legal_actions(rng))
-            out += [obs.copy(), rewards.copy()]
-        return out
-
-    a, b = trajectory(KoiKoiVectorEnv(16, seed=1)), trajectory(KoiKoiVectorEnv(16, seed=1))
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    c = trajectory(KoiKoiVectorEnv(16, seed=2))
-    assert not np.array_equal(a[0], c[0])
-    env = KoiKoiVectorEnv(16)
-    env.reset(seed=1)
-    np.testing.assert_array_equal(env.observe(env.core.mover), a[0])
-    np.testing.assert_array_equal(a[0], encode_observations(KoiKoiCore(16, seed=1)))
-
-
+# ------------------------------------------------------------ AEC resets and continued play
 def test_aec_determinism_across_resets():
     def run(env):
         env.reset(seed=13)

@@ -1,0 +1,127 @@
+"""The single-agent Gymnasium environment: Gymnasium's checks, the learner's rewards, a
+round lost before the learner moves, and MaskablePPO training on it unchanged."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from env_helpers import HANAMI_DECK, play_single
+from gymnasium.utils.env_checker import check_env
+
+import hanafuda_env
+from hanafuda_env.core import IllegalActionError
+from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.observation import OBS_DIM
+
+
+def hashed_random_policy(obs: np.ndarray, mask: np.ndarray) -> int:
+    """A random-looking legal move that depends only on what it sees (so seeded episodes
+    replay exactly, as check_env demands)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[int(obs @ np.arange(len(obs))) % len(legal)])
+
+
+class BatchAgent:
+    """An agent object of the trainer's kind: act(obs_batch, mask_batch) -> actions."""
+
+    def __init__(self):
+        self.shapes = set()
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        self.shapes.add((obs.shape, obs.dtype, mask.shape, mask.dtype))
+        return np.array([hashed_random_policy(o, m) for o, m in zip(obs, mask)])
+
+
+@pytest.mark.parametrize("opponent", [None, hashed_random_policy, BatchAgent()])
+def test_single_agent_env_passes_check_env(opponent):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(KoiKoiSingleAgentEnv(opponent=opponent), skip_render_check=True)
+    if isinstance(opponent, BatchAgent):
+        assert opponent.shapes == {((1, OBS_DIM), np.dtype(np.float32), (1, 98), np.dtype(bool))}
+
+
+def test_registered_gymnasium_id_passes_check_env():
+    env = gymnasium.make(hanafuda_env.GYM_ID, opponent=hashed_random_policy, episode="match",
+                         rounds=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped)  # with a spec: every render mode is made and checked
+    assert env.unwrapped.options.rules.rounds == 2
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_single_agent_rewards_are_the_learners_points(episode):
+    env = KoiKoiSingleAgentEnv(episode=episode, rounds=2)
+    rng = np.random.default_rng(0)
+    seats = set()
+    for seed in range(12):
+        total, info = play_single(env, rng, seed)
+        seat = info["seat"]
+        seats.add(seat)
+        if episode == "match":
+            (match,) = info["match_results"]
+            assert total == match["scores"][seat]
+        else:
+            (row,) = [r for r in info["round_results"] if r["rewarded"]]
+            assert total == row["reward"][seat]
+    assert seats == {0, 1}
+
+
+def test_single_agent_illegal_actions():
+    env = KoiKoiSingleAgentEnv(learner_seat=1)
+    _, info = env.reset(seed=0)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert (reward, terminated, truncated) == (-1.0, True, False) and "illegal_action" in info
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    strict = KoiKoiSingleAgentEnv(illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        strict.step(bad)
+    cheat = KoiKoiSingleAgentEnv(opponent=lambda obs, mask: 96, learner_seat=1)
+    with pytest.raises(IllegalActionError, match="opponent"):
+        for seed in range(5):  # raises as soon as the opponent has to move
+            cheat.reset(seed=seed)
+            cheat.step(int(np.flatnonzero(cheat.action_masks())[0]))
+
+
+def stopper(obs: np.ndarray, mask: np.ndarray) -> int:
+    return 96 if mask[96] else int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_single_agent_round_won_before_the_learner_moves(episode):
+    env = KoiKoiSingleAgentEnv(opponent=stopper, learner_seat=1, episode=episode, rounds=2)
+    start = env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
+    info = start[1]
+    total, last = play_single(env, np.random.default_rng(0), start=start)
+    if episode == "round":
+        (skipped,) = info["skipped"]
+        assert (skipped["reason"], skipped["winner"], skipped["yaku"]) == (
+            "stop", 0, {"hanami_zake": 5})
+        (row,) = [r for r in last["round_results"] if r["rewarded"]]
+        assert row["round_index"] == 1 and total == row["reward"][1]
+    else:  # the lost round is the match's: rewarded with the learner's first step
+        assert info["skipped"] == [] and info["round_results"][0]["reward"] == [5, -5]
+        assert total == last["match_results"][0]["scores"][1]
+
+
+def test_maskable_ppo_trains_unchanged():
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import torch
+
+    env = KoiKoiSingleAgentEnv(illegal_action="raise")  # a masked learner never errs
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny networks: threads only contend with each other
+    try:
+        model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128,
+                                        n_epochs=1, seed=0, verbose=0, device="cpu")
+        model.learn(total_timesteps=2048)
+    finally:
+        torch.set_num_threads(threads)
+    assert model.num_timesteps >= 2048
