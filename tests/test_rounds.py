@@ -1,22 +1,42 @@
 """Whole Koi-Koi rounds from fixed decks, checked move by move against RULES.md §2.1–2.8.
 
-Every scenario runs in two games at once from the same deck: the dealer is seat 0 in game 0
-and seat 1 in game 1, and both games get the same action. Expectations are written for
-"dealer" (D) and "other" (N) and checked in each game with the seats mapped, so seat
-mix-ups in the vectorized core fail here.
-
-Most scenarios use a *pairs deck*: the field holds two cards of each of four "inert" months
-that no turn touches, and every turn plays a card whose month is not on the field and draws
-its month mate, capturing both. Each turn's captures are then exactly its pair, so the yaku
-a player holds at any time can be read off the pairs below.
+Each scenario plays one deck in two games at once, the dealer in seat 0 in one and in
+seat 1 in the other, so seat mix-ups in the vectorized core fail here. ``scenarios.py``
+holds that driver and the decks.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from scenarios import (
+    AOTAN_T6_MORE_T8,
+    AOTAN_T6_SANKO_T7,
+    EXHAUST,
+    HAND_CASES,
+    INERT,
+    LAST_SANKO,
+    LAST_SANKO_OTHER,
+    PLAIN_FIELD,
+    QUIET,
+    SANKO_T5,
+    SANKO_T5_AOTAN_T6,
+    SANKO_T5_SAKE_T7,
+    SANKO_T5_SAKE_T7_AOTAN_T8,
+    TAKE,
+    TAN_T13,
+    TAN_T13_KASU_T14,
+    TAN_T14,
+    D,
+    Duo,
+    N,
+    check_round,
+    make_deck,
+    pairs_deck,
+    play_pairs,
+    script,
+)
 
-from hanafuda_env import cards as C
 from hanafuda_env.core import (
     CHOOSE_DRAWN,
     CHOOSE_PLAYED,
@@ -24,10 +44,8 @@ from hanafuda_env.core import (
     KOIKOI,
     PLAY,
     STOP,
-    IllegalActionError,
     KoiKoiCore,
 )
-from hanafuda_env.rendering import card_label, render_game
 from hanafuda_env.results import (
     END_EXHAUSTION_WIN,
     END_HAND_YAKU,
@@ -35,174 +53,9 @@ from hanafuda_env.results import (
     END_LAST_CARD,
     END_NO_GAME,
     END_STOP,
-    StepOutcome,
 )
 from hanafuda_env.rules import NINTENDO, TEN_BASE
-from hanafuda_env.scoring import hand_yaku_points, month_counts, score_yaku
-
-D, N = "dealer", "other"
-TAKE = 48  # action 48 + id takes field card id
-
-
-# ------------------------------------------------------------------ helpers
-def cards(bits) -> set[int]:
-    return set(C.ids_of(int(bits)))
-
-
-def make_deck(dealer_hand, other_hand, field, stock_top=()) -> list[int]:
-    """A 48-card order for ``reset``: the given cards in place, the rest of the stock ascending."""
-    head = [*dealer_hand, *other_hand, *field, *stock_top]
-    assert len(dealer_hand) == len(other_hand) == len(field) == 8
-    assert len(set(head)) == len(head)
-    return head + [c for c in range(48) if c not in head]
-
-
-INERT = (2, 4, 5, 7)
-
-
-def pairs_deck(dealer_pairs, other_pairs, inert=INERT):
-    """A pairs deck (see the module docstring); unlisted pairs are dealt out alternately.
-
-    Returns the deck and both players' full (play, draw) lists in turn order.
-    """
-    dp, op = list(dealer_pairs), list(other_pairs)
-    for a, b in dp + op:
-        assert C.DECK[a].month == C.DECK[b].month and C.DECK[a].month not in inert
-    used = [c for pair in dp + op for c in pair]
-    assert len(set(used)) == len(used)
-    left = [c for c in range(48) if C.DECK[c].month not in inert and c not in used]
-    for i in range(0, len(left), 2):
-        assert C.DECK[left[i]].month == C.DECK[left[i + 1]].month
-        (dp if len(dp) <= len(op) and len(dp) < 8 or len(op) == 8 else op).append(
-            (left[i], left[i + 1]))
-    assert len(dp) == len(op) == 8
-    field = [4 * (m - 1) + s for m in inert for s in (0, 1)]
-    spare = [4 * (m - 1) + s for m in inert for s in (2, 3)]
-    stock = [c for i in range(8) for c in (dp[i][1], op[i][1])] + spare
-    hands = [p for p, _ in dp], [p for p, _ in op]
-    bits = np.array([C.mask_of(h) for h in hands], dtype=np.uint64)
-    assert not hand_yaku_points(bits, NINTENDO).any(), "pairs deck deals a hand yaku"
-    return make_deck(*hands, field, stock), dp, op
-
-
-def script(dp, op, turns: int) -> list[tuple[str, int, int]]:
-    both = [t for i in range(8) for t in ((D, *dp[i]), (N, *op[i]))]
-    return both[:turns]
-
-
-class Duo:
-    """One deck in two games; dealer seat 0 in game 0 and seat 1 in game 1."""
-
-    def __init__(self, deck, rules=None, seed: int = 4):
-        self.core = KoiKoiCore(2, rules, seed=seed)
-        self.start = self.core.reset(seed=seed, options={"deck": deck, "dealer": [0, 1]})
-        self.dealt = self.start.rounds  # rounds that ended at the deal
-
-    @staticmethod
-    def seat(who: str, g: int) -> int:
-        return g if who == D else 1 - g
-
-    def step(self, action: int) -> StepOutcome:
-        return self.core.step(np.array([action, action]))
-
-    def hand(self, who: str, g: int) -> set[int]:
-        return cards(self.core.hands[g, self.seat(who, g)])
-
-    def pile(self, who: str, g: int) -> set[int]:
-        return cards(self.core.piles[g, self.seat(who, g)])
-
-    def field(self, g: int) -> set[int]:
-        return cards(self.core.field[g])
-
-    def legal(self, g: int) -> set[int]:
-        return set(np.flatnonzero(self.core.legal_action_mask()[g]).tolist())
-
-    def expect(self, who: str, phase: int, legal=None, pending: int = -1, **sets) -> None:
-        """Both games wait for ``who`` in ``phase``; sets: hand_D, hand_N, pile_D, pile_N, field."""
-        for g in (0, 1):
-            assert self.core.mover[g] == self.seat(who, g)
-            assert self.core.phase[g] == phase
-            assert self.core.pending[g] == pending
-            want = self.hand(who, g) if legal is None else set(legal)
-            assert self.legal(g) == want
-            for key, value in sets.items():
-                got = self.field(g) if key == "field" else getattr(self, key[:-2])(
-                    D if key.endswith("D") else N, g)
-                assert got == set(value), (key, g)
-
-
-def play_pairs(duo: Duo, turns, decisions=None):
-    """Play pair turns, checking each move; ``decisions`` answers the yaku made on a turn.
-
-    Every turn but the last must pass the move on (or ask for the decision given); returns
-    the outcome of the last step, unchecked, and the piles the turns built.
-    """
-    core, decisions = duo.core, decisions or {}
-    calls = {D: 0, N: 0}
-    piles: dict[str, set[int]] = {D: set(), N: set()}
-    for t, (who, play, draw) in enumerate(turns, start=1):
-        other = N if who == D else D
-        field = [duo.field(g) for g in (0, 1)]
-        pos = core.stock_pos.copy()
-        out = duo.step(play)
-        piles[who] |= {play, draw}
-        if t == len(turns) and t not in decisions:
-            return out, piles
-        assert not out.round_over.any() and not out.reward.any() and len(out.rounds) == 0
-        for g in (0, 1):
-            assert duo.pile(who, g) == piles[who] and duo.pile(other, g) == piles[other]
-            assert play not in duo.hand(who, g)
-            assert duo.field(g) == field[g]
-        assert (core.stock_pos == pos + 1).all()
-        if t in decisions:
-            duo.expect(who, DECIDE, {STOP, KOIKOI})
-            out = duo.step(decisions[t])
-            if decisions[t] == STOP:
-                assert t == len(turns)
-                return out, piles
-            calls[who] += 1
-            assert not out.round_over.any()
-        for g in (0, 1):
-            assert core.koikoi_calls[g, duo.seat(who, g)] == calls[who]
-        duo.expect(other, PLAY)
-    raise AssertionError("the script has no turns")
-
-
-def check_round(duo: Duo, out: StepOutcome, *, winner, base, multiplier, reason, turns,
-                calls=(0, 0), yaku=None, piles=None) -> None:
-    """The round just ended: results per game, rewards, next dealer and the next deal."""
-    r, core = out.rounds, duo.core
-    assert out.round_over.all()
-    assert r.yaku_names == core.yaku_names
-    for g in (0, 1):
-        k, *dealt = np.flatnonzero(r.game == g).tolist()  # then hand-yaku rounds of new deals
-        seat = -1 if winner is None else duo.seat(winner, g)
-        points = 0 if winner is None else base * multiplier
-        reward = [0, 0]
-        if winner is not None:
-            reward[seat], reward[1 - seat] = points, -points
-        assert (r.dealer[k], r.winner[k], r.round_index[k]) == (g, seat, 0)
-        assert (r.base[k], r.multiplier[k], r.points[k]) == (base, multiplier, points)
-        assert r.reward[k].tolist() == reward
-        assert out.reward[g].tolist() == r.reward[[k, *dealt]].sum(axis=0).tolist()
-        assert core.match_score[g].tolist() == out.reward[g].tolist()
-        assert all(r.reason[j] == END_HAND_YAKU for j in dealt)
-        assert r.reason[k] == reason and r.turns[k] == turns
-        assert (r.koikoi_calls[k, g], r.koikoi_calls[k, 1 - g]) == calls
-        if yaku is not None:
-            got = {n: int(v) for n, v in zip(r.yaku_names, r.yaku[k]) if v}
-            assert got == yaku
-        if piles is not None:
-            assert cards(r.piles[k, g]) == piles[D] and cards(r.piles[k, 1 - g]) == piles[N]
-        alternate = core.rules.next_dealer == "alternate"
-        next_dealer = r.dealer[dealt[0]] if dealt else core.dealer[g]
-        assert next_dealer == (1 - g if winner is None or alternate else seat)
-        # the next round is dealt from the seed
-        assert core.round_index[g] == 1 + len(dealt)
-        assert core.phase[g] == PLAY and core.mover[g] == core.dealer[g]
-        assert [len(cards(h)) for h in core.hands[g]] == [8, 8]
-        assert len(cards(core.field[g])) == 8 and not core.piles[g].any()
-        assert not core.koikoi_calls[g].any() and core.stock_pos[g] == 0
+from hanafuda_env.scoring import score_yaku
 
 
 # ----------------------------------------------------------- capture mechanics
@@ -290,33 +143,6 @@ def test_three_matches_are_all_captured() -> None:
 
 
 # ------------------------------------------------------- scripted pair rounds
-# (dealer pairs, other pairs) in turn order; pairs_deck deals out the rest.
-SANKO_T5 = ([(0, 2), (8, 10), (28, 30)], [(20, 22), (36, 38)])
-SANKO_T5_SAKE_T7 = ([(0, 2), (8, 10), (28, 30), (32, 34)], [(20, 22), (36, 38), (21, 23)])
-SANKO_T5_AOTAN_T6 = ([(0, 2), (8, 10), (28, 30)], [(21, 23), (33, 35), (37, 39)])
-AOTAN_T6_SANKO_T7 = ([(0, 2), (8, 10), (29, 31), (28, 30)], [(21, 23), (33, 35), (37, 39)])
-AOTAN_T6_MORE_T8 = ([(0, 2), (8, 10), (29, 31), (40, 41)],
-                    [(21, 23), (33, 35), (37, 39), (1, 3)])
-SANKO_T5_SAKE_T7_AOTAN_T8 = ([(0, 2), (8, 10), (28, 30), (32, 34)],
-                             [(20, 22), (21, 23), (37, 39), (33, 35)])
-# the dealer's last pair makes sanko; the other never makes yaku
-LAST_SANKO = ([(0, 2), (8, 10), (20, 21), (29, 30), (36, 38), (42, 43), (45, 46), (28, 31)],
-              [(1, 3), (9, 11), (22, 23), (32, 34), (33, 35), (37, 39), (40, 41), (44, 47)])
-LAST_SANKO_OTHER = LAST_SANKO[::-1]
-# Exhaustion decks (inert months 1, 3, 8, 9). QUIET: nobody ever makes yaku.
-EXHAUST = (1, 3, 8, 9)
-QUIET = ([(4, 5), (12, 13), (16, 17), (20, 21), (6, 7), (14, 15), (40, 43), (18, 19)],
-         [(24, 25), (36, 37), (41, 42), (44, 45), (46, 47), (22, 23), (26, 27), (38, 39)])
-# the dealer makes tan (5 ribbons) on turn 13, nothing is made after it
-TAN_T13 = ([(4, 5), (12, 13), (16, 17), (20, 21), (6, 7), (14, 15), (42, 43), (18, 19)],
-           [(24, 25), (36, 37), (40, 41), (44, 45), (46, 47), (22, 23), (26, 27), (38, 39)])
-TAN_T14 = TAN_T13[::-1]  # the same made by the other on turn 14
-# the dealer makes tan on turn 13, the other kasu (10 chaff) on turn 14
-TAN_T13_KASU_T14 = (
-    [(4, 5), (12, 13), (16, 17), (20, 21), (6, 7), (14, 15), (40, 42), (18, 19)],
-    [(41, 43), (44, 45), (46, 47), (22, 23), (26, 27), (36, 37), (38, 39), (24, 25)])
-
-
 def case(name, pairs, turns, decisions, rules=None, inert=INERT, **expect):
     return pytest.param(pairs, turns, decisions, rules, inert, expect, id=name)
 
@@ -427,20 +253,6 @@ def test_highest_total_win_reports_the_winners_yaku() -> None:
 
 
 # ------------------------------------------------------------------ hand yaku
-PLAIN_FIELD = [21, 25, 29, 33, 36, 40, 44, 45]
-HAND_CASES = {
-    # name: (dealer hand, other hand, field, winner, yaku column)
-    "dealer-teshi": ([0, 1, 2, 3, 4, 8, 12, 16], [5, 9, 13, 17, 20, 24, 28, 32], PLAIN_FIELD,
-                     D, "teshi"),
-    "other-kuttsuki": ([0, 4, 8, 12, 16, 20, 24, 28], [5, 6, 9, 10, 13, 14, 17, 18],
-                       [1, 21, 25, 29, 32, 36, 40, 44], N, "kuttsuki"),
-    "both-dealer-first": ([4, 5, 8, 9, 12, 13, 16, 17], [0, 1, 2, 3, 20, 24, 28, 32],
-                          PLAIN_FIELD, D, "kuttsuki"),
-    "teshi-and-kuttsuki-once": ([0, 1, 2, 3, 4, 5, 8, 9], [6, 10, 13, 17, 20, 24, 28, 32],
-                                PLAIN_FIELD, D, "teshi"),
-}
-
-
 @pytest.mark.parametrize("case", list(HAND_CASES))
 def test_hand_yaku_ends_the_round_at_the_deal(case: str) -> None:
     dealer_hand, other_hand, field, winner, column = HAND_CASES[case]
@@ -523,214 +335,3 @@ def test_target_score_at_the_deal_counts_points_scored(monkeypatch) -> None:
     assert m.winner.tolist() == [0, 1] and m.rounds.tolist() == [3, 3]
     assert m.scores.tolist() == [[6, -6], [-6, 6]]
     assert (core.round_index == 0).all() and (core.points_won == 0).all()
-
-
-# ------------------------------------------------------------------ dealing
-def test_random_deals_never_show_four_of_a_month() -> None:
-    core = KoiKoiCore(4000, {"hand_yaku": "none"}, seed=2024)
-    assert (month_counts(core.field).max(axis=1) < 4).all()
-    everything = core.hands[:, 0] | core.hands[:, 1] | core.field
-    for seat in (0, 1):
-        assert (np.bitwise_count(core.hands[:, seat]) == 8).all()
-    assert (np.bitwise_count(everything) == 24).all()
-    for g in range(0, 4000, 397):  # hands, field and stock hold the deck once
-        assert sorted(C.ids_of(int(everything[g])) + core.stock[g].tolist()) == list(range(48))
-    redealt = core.deal_count > 1
-    assert redealt.sum() >= 3  # p ≈ 0.4 % per deal: some deals were really thrown back
-    # the first dealer is a fair coin, and the dealer moves first
-    assert 0.45 < core.dealer.mean() < 0.55
-    assert (core.mover == core.dealer).all() and (core.phase == PLAY).all()
-
-
-def test_redeal_comes_before_the_hand_yaku_check(monkeypatch) -> None:
-    """First shuffle: four pines on the field and a teshi in hand; it must be dealt again."""
-    core = KoiKoiCore(1, seed=1)
-    bad = make_deck([4, 5, 6, 7, 8, 12, 16, 20], [9, 13, 17, 21, 24, 28, 32, 36],
-                    [0, 1, 2, 3, 40, 41, 44, 45])
-    good = make_deck([0, 4, 8, 12, 16, 20, 24, 37], [5, 9, 13, 17, 28, 32, 38, 41], PLAIN_FIELD)
-    decks = [bad, good]
-    monkeypatch.setattr(core, "_shuffled_decks",
-                        lambda games: np.array([decks.pop(0)], dtype=np.int8))
-    dealt = core.reset(seed=1, options={"dealer": 0})
-    assert len(dealt.rounds) == 0 and not dealt.match_over.any() and not decks
-    assert cards(core.hands[0, 0]) == set(good[:8]) and cards(core.field[0]) == set(PLAIN_FIELD)
-
-
-def test_round_end_then_hand_yaku_deal_in_one_step(monkeypatch) -> None:
-    """A round ends, the next deal holds a teshi: both rounds come back from one step."""
-    deck, dp, op = pairs_deck(*SANKO_T5)
-    duo = Duo(deck)
-    teshi = make_deck(*HAND_CASES["dealer-teshi"][:3])
-    plain = make_deck([0, 4, 8, 12, 16, 20, 24, 37], [5, 9, 13, 17, 28, 32, 38, 41], PLAIN_FIELD)
-    decks = [teshi, plain]
-
-    def shuffled(games: np.ndarray) -> np.ndarray:
-        return np.array([decks.pop(0) if len(decks) > 1 else decks[0]] * len(games), np.int8)
-
-    monkeypatch.setattr(duo.core, "_shuffled_decks", shuffled)
-    out, _ = play_pairs(duo, script(dp, op, 5), {5: STOP})
-    r = out.rounds
-    for g in (0, 1):
-        rows = np.flatnonzero(r.game == g)
-        assert r.reason[rows].tolist() == [END_STOP, END_HAND_YAKU]
-        assert r.round_index[rows].tolist() == [0, 1]
-        assert r.points[rows].tolist() == [5, 6]
-        assert r.winner[rows].tolist() == [g, g]  # the dealer won and dealt the teshi to itself
-        assert out.reward[g, g] == 11 and out.reward[g, 1 - g] == -11
-    assert duo.core.round_index.tolist() == [2, 2]
-    assert cards(duo.core.field[0]) == set(PLAIN_FIELD)
-
-
-def test_given_deck_is_checked() -> None:
-    core = KoiKoiCore(1, seed=0)
-    four = make_deck([4, 5, 6, 7, 8, 12, 16, 20], [9, 13, 17, 21, 24, 28, 32, 36],
-                     [0, 1, 2, 3, 40, 41, 44, 45])
-    with pytest.raises(ValueError, match="four"):
-        core.reset(seed=0, options={"deck": four})
-    with pytest.raises(ValueError):
-        core.reset(seed=0, options={"deck": [0] * 48})
-    with pytest.raises(ValueError):
-        core.reset(seed=0, options={"deck": list(range(47))})
-
-
-# ------------------------------------------------------------------ matches
-def test_match_ends_after_three_rounds() -> None:
-    """Random legal play: rounds are numbered 0, 1, 2 and every third one closes the match."""
-    n = 16
-    core = KoiKoiCore(n, {"rounds": 3}, seed=5)
-    rng = np.random.default_rng(5)
-    index = np.zeros(n, dtype=int)
-    score = np.zeros((n, 2), dtype=int)
-    matches = np.zeros(n, dtype=int)
-    rounds, out = core.reset(seed=5).rounds, None
-    for _step in range(1000):
-        finished: dict[int, list[list[int]]] = {}
-        for k in range(len(rounds)):
-            g = int(rounds.game[k])
-            assert rounds.round_index[k] == index[g] and rounds.reward[k].sum() == 0
-            score[g] += rounds.reward[k]
-            index[g] += 1
-            if index[g] == 3:
-                finished.setdefault(g, []).append(score[g].tolist())
-                index[g], score[g] = 0, 0
-        if out is not None:
-            assert out.match_over.tolist() == [g in finished for g in range(n)]
-            for m in range(len(out.matches.game)):
-                g = int(out.matches.game[m])
-                s = finished[g].pop(0)
-                assert out.matches.scores[m].tolist() == s and out.matches.rounds[m] == 3
-                assert out.matches.winner[m] == (0 if s[0] > s[1] else 1 if s[1] > s[0] else -1)
-                matches[g] += 1
-            assert not any(finished.values())
-        assert (core.round_index == index).all() and (core.match_score == score).all()
-        if (matches > 0).all():
-            return
-        mask = core.legal_action_mask()
-        out = core.step(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
-        rounds = out.rounds
-    raise AssertionError("matches did not finish")
-
-
-def test_drawn_match_with_equal_totals() -> None:
-    deck, dp, op = pairs_deck(*QUIET, inert=EXHAUST)
-    duo = Duo(deck, {"rounds": 1})
-    out, _ = play_pairs(duo, script(dp, op, 16))
-    assert out.match_over.all()
-    assert out.matches.winner.tolist() == [-1, -1]
-    assert out.matches.scores.tolist() == [[0, 0], [0, 0]]
-    assert out.matches.rounds.tolist() == [1, 1]
-    assert (duo.core.round_index == 0).all()
-
-
-@pytest.mark.parametrize(("target", "over"), [(5, True), (6, False)])
-def test_target_score_ends_the_match(target: int, over: bool) -> None:
-    deck, dp, op = pairs_deck(*SANKO_T5)
-    duo = Duo(deck, {"target_score": target})
-    out, _ = play_pairs(duo, script(dp, op, 5), {5: STOP})
-    assert out.match_over.tolist() == [over, over]
-    if over:
-        assert out.matches.game.tolist() == [0, 1]
-        assert out.matches.winner.tolist() == [0, 1]  # the dealer's seat
-        assert out.matches.scores.tolist() == [[5, -5], [-5, 5]]
-        assert out.matches.rounds.tolist() == [1, 1]
-        assert (duo.core.match_score == 0).all() and (duo.core.round_index == 0).all()
-    else:
-        assert (duo.core.round_index == 1).all()
-
-
-def test_target_score_counts_points_scored_not_the_net_score() -> None:
-    """RULES §2.8: the first to *reach* the target wins; earlier losses do not count against."""
-    deck, dp, op = pairs_deck(*SANKO_T5)
-    duo = Duo(deck, {"target_score": 8})
-    # Earlier rounds: the dealer scored 3, the other player 6 (net: dealer -3).
-    duo.core.points_won[:] = [[3, 6], [6, 3]]
-    duo.core.match_score[:] = [[-3, 3], [3, -3]]
-    out, _ = play_pairs(duo, script(dp, op, 5), {5: STOP})
-    assert out.match_over.tolist() == [True, True]  # dealer: 3 + 5 = 8 points scored
-    assert out.matches.winner.tolist() == [0, 1]
-    assert out.matches.scores.tolist() == [[2, -2], [-2, 2]]  # reported as net totals
-    assert (duo.core.points_won == 0).all()
-
-
-# ------------------------------------------------------------------ illegal actions
-def test_illegal_action_changes_no_game() -> None:
-    deck = make_deck([2, 10, 4, 12, 16, 20, 36, 44], [5, 13, 17, 21, 24, 37, 40, 45],
-                     [0, 1, 8, 9, 28, 29, 32, 33], [3, 6, 14, 11, 30])
-    quiet = make_deck(deck[:8], deck[8:16], deck[16:24], [14, 15])
-    core = KoiKoiCore(3, seed=9)
-    core.reset(seed=9, options={"deck": np.array([deck, deck, quiet]), "dealer": [0, 1, 0]})
-    # games 0 and 1 now choose between the two pines; in game 2 the other player is to play
-    core.step(np.array([2, 2, 4]))
-    assert core.phase.tolist() == [CHOOSE_PLAYED, CHOOSE_PLAYED, PLAY]
-    before = core.state_dict()
-    cases = [([48, 50, 5], "game 1", "action 50", "[48, 49]"),  # card 2 is not on the field
-             ([48, 49, 96], "game 2", "action 96", "[5, 13,"),  # stop outside a decision
-             ([98, 48, 5], "game 0", "action 98", "[48, 49]"),
-             ([-1, 48, 5], "game 0", "action -1", "[48, 49]"),
-             ([48, 48, 4], "game 2", "action 4", "[5, 13,")]  # the other player's card
-    for actions, *parts in cases:
-        with pytest.raises(IllegalActionError) as info:
-            core.step(np.array(actions))
-        for part in parts:
-            assert part in str(info.value)
-        after = core.state_dict()
-        for name, value in before.items():
-            np.testing.assert_array_equal(after[name], value, err_msg=name)
-    with pytest.raises(ValueError):
-        core.step(np.array([48.0, 48.0, 5.0]))
-    with pytest.raises(ValueError):
-        core.step(np.array([48, 48]))
-    core.step(np.array([48, 49, 5]))  # the legal move still works afterwards
-    assert core.phase.tolist() == [PLAY, PLAY, PLAY]
-
-
-# ------------------------------------------------------------------ rendering
-def test_render_game_shows_the_table() -> None:
-    deck, dp, op = pairs_deck(*SANKO_T5)
-    duo = Duo(deck)
-    play_pairs(duo, script(dp, op, 6), {5: KOIKOI})
-    core = duo.core
-    text = render_game(core, 0)
-    assert "sanko 5" in text and "total 5" in text and "koi-koi" in text
-    for card in cards(core.field[0]) | cards(core.piles[0, 0]) | cards(core.piles[0, 1]):
-        assert card_label(card) in text
-    for card in cards(core.hands[0, 0]) | cards(core.hands[0, 1]):
-        assert card_label(card) in text
-    for viewer in (0, 1):
-        hidden = 1 - viewer
-        lines = render_game(core, 0, viewer=viewer).splitlines()
-        start = lines.index(next(x for x in lines if x.startswith(f"player_{hidden}")))
-        assert lines[start + 1].strip() == "hand:  5 hidden cards"
-        shown = lines[lines.index(next(x for x in lines if x.startswith(f"player_{viewer}")))
-                      + 1]
-        for card in cards(core.hands[0, viewer]):
-            assert card_label(card) in shown
-
-
-def test_render_shows_the_match_score() -> None:
-    deck, dp, op = pairs_deck(*SANKO_T5)
-    duo = Duo(deck)
-    play_pairs(duo, script(dp, op, 5), {5: STOP})
-    assert "score 5 : -5" in render_game(duo.core, 0)
-    assert "score -5 : 5" in render_game(duo.core, 1, viewer=0)
-    assert "round 2/12" in render_game(duo.core, 1)
