@@ -14,6 +14,7 @@ An agent is a baseline name (random, greedy, expert) or a checkpoint path.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
@@ -137,13 +138,18 @@ def main(argv: list[str] | None = None) -> int:
         result = play_matches(agents[0], agents[1], args.matches, rules, args.seed, args.batch)
         text = format_head_to_head(result)
     result["seconds"] = time.perf_counter() - start
+    if args.json:  # first: the file is kept even if the printing below fails
+        atomic_write_json(args.json, result)
     print(text)
     print(f"  ({result['seconds']:.1f} s)")
     if args.json:
-        atomic_write_json(args.json, result)
         print(f"  results written to {args.json}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # `evaluate.py ... | head` closed the pipe: not worth a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

@@ -513,3 +513,16 @@ def test_evaluate_cli_reports_bad_agents_and_arguments():
     done = run_cli("greedy", "nobody")
     assert done.returncode == 2 and "random, greedy, expert" in done.stderr
     assert run_cli("greedy").returncode == 2
+
+
+def test_evaluate_cli_reader_closing_the_pipe_keeps_the_json_and_prints_no_traceback(tmp_path):
+    out = tmp_path / "result.json"
+    process = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "greedy", "random",
+                                "--matches", "4", "--rounds", "3", "--json", str(out)],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # like `| head -0`: the reader is gone before anything is printed
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=120)
+    assert "Traceback" not in stderr, stderr
+    result = json.loads(out.read_text())
+    assert result["wins"] + result["draws"] + result["losses"] == 4
