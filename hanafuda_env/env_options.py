@@ -112,12 +112,14 @@ def match_boundaries(round_index: Sequence[int], open_rounds: int) -> tuple[int,
     return end, max(end, n - open_rounds)
 
 
-def seat_rewards(rows: Iterable[dict]) -> list[int]:
-    """Sum of the zero-sum per-seat rewards of some rounds."""
+def seat_rewards(rows: Iterable[dict], field: str = "reward") -> list[float]:
+    """Sum of the zero-sum per-seat rewards of some rounds: their points, or another per-seat
+    field of the rows (``"match_win"``, see :func:`hanafuda_env.rewards.paid_rows`)."""
     total = [0, 0]
     for row in rows:
-        total[0] += row["reward"][0]
-        total[1] += row["reward"][1]
+        paid = row[field]
+        total[0] += paid[0]
+        total[1] += paid[1]
     return total
 
 

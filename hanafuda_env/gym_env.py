@@ -14,6 +14,11 @@ sample from the whole ``Discrete(98)``; ``illegal_action="raise"`` raises instea
 the game has dealt (the match's next round, or a new match), as ``koikoi_v0`` does; the learner
 seat is drawn again unless fixed.
 
+Rewards are the learner's zero-sum round points, or with ``reward="match_win"`` each round's
+change in its match-win chance (:mod:`hanafuda_env.rewards`, as ``KoiKoiVectorEnv`` pays it;
+a ``"match"`` episode's rewards add up to its result, +1/0/-1, and round rows carry
+``"match_win"``), times ``reward_scale``.
+
 A round (or, in ``"match"`` episodes, a match) that ends before the learner's first decision
 is no episode: it is listed in ``info["skipped"]`` and play goes on with the next one. In
 ``"match"`` episodes, rounds of the match finished before that decision (hand yaku, an
@@ -42,6 +47,7 @@ from .env_options import (
 from .game import KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
+from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
 
 RESET_OPTIONS = ("dealer", "deck", "learner_seat")
 
@@ -61,12 +67,16 @@ class KoiKoiSingleAgentEnv(gym.Env):
                  rules: Any = None, rounds: int | None = None, target_score: int | None = None,
                  episode: str = "round", illegal_action: str = "penalize",
                  illegal_reward: float = -1.0, reward_scale: float = 1.0,
+                 reward: str = "points", round_sigma: float = DEFAULT_ROUND_SIGMA,
                  render_mode: str | None = None, **unknown: Any):
         check_unknown(unknown, ("opponent", "learner_seat", "rules", "rounds", "target_score",
                                 "episode", "illegal_action", "illegal_reward", "reward_scale",
-                                "render_mode"), "KoiKoiSingleAgentEnv")
+                                "reward", "round_sigma", "render_mode"), "KoiKoiSingleAgentEnv")
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode,
                                                 illegal_action, illegal_reward, reward_scale)
+        check_reward(reward, round_sigma)
+        self.reward, self.round_sigma = reward, float(round_sigma)
+        self._field = ROW_FIELDS[reward]  # what a round row pays, per seat
         if learner_seat not in (None, 0, 1):
             raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -84,7 +94,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
         self.game = KoiKoiGame(self.options.rules, seed=0)
         self.seat = 0 if learner_seat is None else learner_seat
         self._final: KoiKoiGame | None = None
-        self._carry = 0  # learner points of rounds that ended before its first decision
+        self._carry = 0  # learner rewards of rounds that ended before its first decision
         self._next_rows: list[dict] = []  # rounds of the episode after the one that just ended
         self._next: list[dict] | None = None  # set while reset() may go on with the game
         self._rounds: list[dict] = []
@@ -108,12 +118,14 @@ class KoiKoiSingleAgentEnv(gym.Env):
         else:
             game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
             dealt = self.game.reset(seed=game_seed, options=options)
-            split = reset_split(dealt.rounds, self.options.episode, self.game.round_index)
+            dealt_rows = paid_rows(self.reward, self.round_sigma, dealt.rounds, dealt.matches,
+                                   self.game)
+            split = reset_split(dealt_rows, self.options.episode, self.game.round_index)
             rows = split.carry
             self._rounds = mark_rows(rows, True) + mark_rows(split.dropped, False)
             self._matches = list(dealt.matches)
         self._next = None
-        self._carry = seat_rewards(rows)[self.seat]
+        self._carry = seat_rewards(rows, self._field)[self.seat]
         self._final = None
         skipped: list[dict] = []
         while self.game.mover != self.seat:
@@ -122,7 +134,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             if done:  # the episode ended before the learner's first decision: not one
                 skipped += mark_rows(self._rounds, False)
                 self._rounds, self._matches = mark_rows(self._next_rows, True), []
-                self._carry = seat_rewards(self._next_rows)[self.seat]
+                self._carry = seat_rewards(self._next_rows, self._field)[self.seat]
         info = self._info()
         info["skipped"] = skipped
         if self.render_mode == "human":
@@ -169,19 +181,20 @@ class KoiKoiSingleAgentEnv(gym.Env):
             self.render()
         return obs, reward * self.options.reward_scale, done, False, self._info()
 
-    def _apply(self, action: int) -> tuple[int, bool]:
-        """One move of whoever is to move: the learner's points, and whether the episode
+    def _apply(self, action: int) -> tuple[float, bool]:
+        """One move of whoever is to move: the learner's reward, and whether the episode
         ended."""
         out = self.game.step(action)
         if not out.round_over:
             return 0, False
         episode = self.options.episode
-        split = split_rounds(out.rounds, episode, out.match_over, self.game.round_index)
+        rows = paid_rows(self.reward, self.round_sigma, out.rounds, out.matches, self.game)
+        split = split_rounds(rows, episode, out.match_over, self.game.round_index)
         self._rounds += mark_rows(split.now, True) + mark_rows(split.dropped, False)
         self._matches += out.matches
         self._next_rows = split.carry
         done = episode == "round" or out.match_over
-        return seat_rewards(split.now)[self.seat], done
+        return seat_rewards(split.now, self._field)[self.seat], done
 
     def _kept_before(self, action: int) -> KoiKoiGame | None:
         """The state before ``action``, kept only where it may end the episode's round."""

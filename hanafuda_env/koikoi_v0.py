@@ -9,7 +9,11 @@ to move is whoever the rules say (``agent_selection``), not a fixed alternation.
   written to afterwards: every step makes new ones (the mover's mask is one array, shared by
   its observations and infos until the next step).
 * Reward: the zero-sum points of every finished round go to the seats that won and lost them,
-  whoever made the last move (a stop, an exhausted stock, …).
+  whoever made the last move (a stop, an exhausted stock, …). With ``reward="match_win"``
+  each round pays instead its change in the seats' match-win chance
+  (:mod:`hanafuda_env.rewards`, as ``KoiKoiVectorEnv`` pays it): a ``"match"`` episode's
+  rewards add up to its result, +1/0/-1, and round rows carry ``"match_win"``, what the round
+  is worth to each seat (paid where ``"rewarded"``). ``reward_scale`` multiplies either.
 * ``infos[agent]["round_results"]`` lists the rounds finished since the agent last acted
   (``RoundResults.records()`` rows: yaku breakdown, multiplier, koi-koi calls, plus
   ``"rewarded"``); ``infos[agent]["match_results"]`` the same for matches.
@@ -53,6 +57,7 @@ from .env_options import (
 from .game import GameStepOutcome, KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
+from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
 
 AGENTS = ("player_0", "player_1")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -157,9 +162,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     ``rules`` (preset name, dict, YAML path or RuleSet), ``rounds``, ``target_score``,
     ``episode`` ("round" or "match"), ``illegal_action`` ("raise", the default, or
     "penalize": the offender gets ``illegal_reward``, the others 0, and the episode
-    terminates for all, as with PettingZoo's TerminateIllegalWrapper), ``reward_scale``
-    (round points are multiplied by it), ``seed`` (used by the first ``reset()`` given none),
-    ``render_mode``.
+    terminates for all, as with PettingZoo's TerminateIllegalWrapper), ``reward``
+    ("points", the default, or "match_win": each round's change in match-win chance, see
+    :mod:`hanafuda_env.rewards`), ``round_sigma`` (match_win: one round's margin spread, in
+    units of the rules' ``points.extra_card``), ``reward_scale`` (round rewards are
+    multiplied by it), ``seed`` (used by the first ``reset()`` given none), ``render_mode``.
     """
 
     metadata = {"name": "koikoi_v0", "render_modes": ["ansi", "human"],
@@ -168,18 +175,23 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     def __init__(self, *, rules: Any = None, rounds: int | None = None,
                  target_score: int | None = None, episode: str = "round",
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
-                 reward_scale: float = 1.0, seed: int | None = None,
+                 reward_scale: float = 1.0, reward: str = "points",
+                 round_sigma: float = DEFAULT_ROUND_SIGMA, seed: int | None = None,
                  render_mode: str | None = None, **unknown: Any):
         check_unknown(unknown, ("rules", "rounds", "target_score", "episode", "illegal_action",
-                                "illegal_reward", "reward_scale", "seed", "render_mode"),
-                      "koikoi_v0")
+                                "illegal_reward", "reward_scale", "reward", "round_sigma",
+                                "seed", "render_mode"), "koikoi_v0")
         EzPickle.__init__(self, rules=rules, rounds=rounds, target_score=target_score,
                           episode=episode, illegal_action=illegal_action,
-                          illegal_reward=illegal_reward, reward_scale=reward_scale, seed=seed,
+                          illegal_reward=illegal_reward, reward_scale=reward_scale,
+                          reward=reward, round_sigma=round_sigma, seed=seed,
                           render_mode=render_mode)
         super().__init__()
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode,
                                                 illegal_action, illegal_reward, reward_scale)
+        check_reward(reward, round_sigma)
+        self.reward, self.round_sigma = reward, float(round_sigma)
+        self._field = ROW_FIELDS[reward]  # what a round row pays, per seat
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")
@@ -192,7 +204,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._np_random: np.random.Generator | None = None
         self.game = KoiKoiGame(self.options.rules, seed=0)
         self._final: KoiKoiGame | None = None  # the last decision once the episode is over
-        self._carry = [0, 0]  # points of this episode's rounds that ended before its first step
+        self._carry = [0, 0]  # rewards of this episode's rounds that ended before its first step
         self._next_rows: list[dict] = []  # the same for the next episode, once a step ends one
         self._next: list[dict] | None = None  # set while reset() may go on with the game
         self._rewarded = False  # self.rewards holds non-zero values from the last step
@@ -242,12 +254,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
                     self._np_random, _ = seeding.np_random()
                 game_seed = int(self._np_random.integers(2**63))
             dealt = self.game.reset(seed=game_seed, options=game_options)
-            split = reset_split(dealt.rounds, self.options.episode, self.game.round_index)
+            dealt_rows = paid_rows(self.reward, self.round_sigma, dealt.rounds, dealt.matches,
+                                   self.game)
+            split = reset_split(dealt_rows, self.options.episode, self.game.round_index)
             rows = split.carry
             records = mark_rows(rows, True) + mark_rows(split.dropped, False)
             matches = dealt.matches
             self._next = None
-        self._carry = seat_rewards(rows)
+        self._carry = seat_rewards(rows, self._field)
         self._final = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -299,13 +313,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     def _score(self, out: GameStepOutcome) -> bool:
-        """Route the points of finished rounds to their seats; True if the episode ended."""
+        """Route the rewards of finished rounds to their seats; True if the episode ended."""
         reward, self._carry = self._carry, [0, 0]
         done = False
         if out.round_over:
             episode = self.options.episode
-            split = split_rounds(out.rounds, episode, out.match_over, self.game.round_index)
-            gained = seat_rewards(split.now)
+            rows = paid_rows(self.reward, self.round_sigma, out.rounds, out.matches, self.game)
+            split = split_rounds(rows, episode, out.match_over, self.game.round_index)
+            gained = seat_rewards(split.now, self._field)
             reward = [reward[0] + gained[0], reward[1] + gained[1]]
             records = (mark_rows(split.now, True) + mark_rows(split.carry, False)
                        + mark_rows(split.dropped, False))

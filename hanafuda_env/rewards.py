@@ -18,7 +18,9 @@ worth protecting late in a match, a gamble is worth taking when behind.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import erf, sqrt
+from typing import Any
 
 import numpy as np
 
@@ -28,13 +30,15 @@ from .rules import RuleSet
 
 REWARD_KINDS = ("points", "match_win")
 DEFAULT_ROUND_SIGMA = 10.0  # one round's margin spread, in units of points.extra_card
+# The field of a round row (``records()`` format) that each reward kind pays, per seat.
+ROW_FIELDS = {"points": "reward", "match_win": "match_win"}
 
 
 def check_reward(kind: str, sigma: float) -> None:
     if kind not in REWARD_KINDS:
         raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_KINDS))}, "
                          f"got {kind!r}")
-    if not isinstance(sigma, (int, float)) or not sigma > 0:
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not sigma > 0:
         raise ValueError(f"round_sigma must be a positive number, got {sigma!r}")
 
 
@@ -50,42 +54,84 @@ def match_win_rewards(rounds: RoundResults, matches: MatchResults, match_over: n
                       margin_now: np.ndarray, round_index_now: np.ndarray, rules: RuleSet,
                       sigma: float) -> np.ndarray:
     """(K, 2) zero-sum match-value changes of a step's or a reset's round rows
-    (chronological per game).
+    (chronological per game): :func:`game_match_win` for each game of the batch.
 
     ``margin_now`` is seat 0's margin in each game's match in progress *after* the step (the
-    core's zero-sum ``match_score[:, 0]``) and ``round_index_now`` its finished rounds; rows
-    of a game's first match, if it ended, take its final margin and result from ``matches``.
-    Rows of a later match that began and ended inside the step (a dealt hand yaku in
-    one-round matches) have no decision and get 0.
+    core's zero-sum ``match_score[:, 0]``) and ``round_index_now`` its finished rounds.
     """
     out = np.zeros((len(rounds), 2), dtype=np.float64)
-    scale = sigma * rules.points.extra_card
-    gains = rounds.reward[:, 0].astype(np.float64)
     for g in np.unique(rounds.game):
         rows = np.flatnonzero(rounds.game == g)
-        index = rounds.round_index[rows]
+        ended = None
         if match_over[g]:
-            end, start = match_boundaries(index.tolist(), int(round_index_now[g]))
             first = np.flatnonzero(matches.game == g)[0]  # the match played in this step
-            winner = matches.winner[first]
-            result = 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0
-            _fill(out, rows[:end], index[:end], gains[rows[:end]],
-                  float(matches.scores[first, 0]), rules.rounds, scale, result)
-            rows, index = rows[start:], index[start:]
-        _fill(out, rows, index, gains[rows], float(margin_now[g]), rules.rounds, scale, None)
+            ended = (float(matches.scores[first, 0]), int(matches.winner[first]))
+        out[rows, 0] = game_match_win(rounds.round_index[rows].tolist(),
+                                      rounds.reward[rows, 0].tolist(), ended,
+                                      float(margin_now[g]), int(round_index_now[g]), rules,
+                                      sigma)
+    out[:, 1] = -out[:, 0]
     return out
 
 
-def _fill(out: np.ndarray, rows: np.ndarray, index: np.ndarray, gains: np.ndarray,
+def with_match_win(rows: Sequence[dict], matches: Sequence[dict], game: Any,
+                   sigma: float) -> list[dict]:
+    """One game's round rows of a step or a reset (``RoundResults.records()`` format,
+    chronological, as :class:`~hanafuda_env.game.KoiKoiGame` reports them; ``matches`` the
+    matches that ended with them), each with ``"match_win"``: ``[seat 0, seat 1]``, the
+    match-value change :func:`match_win_rewards` pays for the same rows. ``game`` is the
+    ``KoiKoiGame`` after the step or reset (its ``match_score``, ``round_index``, ``rules``)."""
+    ended = (float(matches[0]["scores"][0]), int(matches[0]["winner"])) if matches else None
+    values = game_match_win([r["round_index"] for r in rows], [r["reward"][0] for r in rows],
+                            ended, game.match_score[0], game.round_index, game.rules, sigma)
+    return [{**row, "match_win": [v, -v]} for row, v in zip(rows, values.tolist())]
+
+
+def paid_rows(kind: str, sigma: float, rows: list[dict], matches: Sequence[dict],
+              game: Any) -> list[dict]:
+    """A single-game env's round rows of a step or reset, ready for its accounting: the
+    field ``ROW_FIELDS[kind]`` of each holds what the round pays each seat."""
+    if kind == "points" or not rows:
+        return rows
+    return with_match_win(rows, matches, game, sigma)
+
+
+def game_match_win(round_index: Sequence[int], gains: Sequence[float],
+                   ended: tuple[float, int] | None, margin_now: float, round_index_now: int,
+                   rules: RuleSet, sigma: float) -> np.ndarray:
+    """Seat 0's match-value change for each of one game's round rows of a step or a reset
+    (chronological ``round_index`` and seat-0 points ``gains``).
+
+    ``ended``: None, or the final seat-0 margin and the winner (-1 a draw) of the first match
+    that ended with these rows — its rows pay up to its true result. Rows of the match in
+    progress run up to ``margin_now`` (after ``round_index_now`` finished rounds). Rows of a
+    later match that began and ended with them (a dealt hand yaku in one-round matches) had
+    no decision and get 0.
+    """
+    out = np.zeros(len(round_index), dtype=np.float64)
+    scale = sigma * rules.points.extra_card
+    index, gains = list(round_index), np.asarray(gains, dtype=np.float64)
+    start = 0
+    if ended is not None:
+        end, start = match_boundaries(index, round_index_now)
+        final_margin, winner = ended
+        result = 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0
+        _fill(out, 0, index[:end], gains[:end], final_margin, rules.rounds, scale, result)
+    _fill(out, start, index[start:], gains[start:], float(margin_now), rules.rounds, scale,
+          None)
+    return out
+
+
+def _fill(out: np.ndarray, first: int, index: list[int], gains: np.ndarray,
           final_margin: float, n_rounds: int, scale: float, result: float | None) -> None:
-    """Rewards of consecutive rounds of one match whose margin after the last is known;
-    ``result`` (the match's) replaces the value after the last row when the match ended."""
+    """Rewards of consecutive rounds of one match (``out[first:]``) whose margin after the
+    last is known; ``result`` (the match's) replaces the value after the last row when the
+    match ended."""
     after = final_margin - (gains.sum() - np.cumsum(gains))
-    for k, (row, i) in enumerate(zip(rows, index)):
+    for k, i in enumerate(index):
         value_before = match_value(after[k] - gains[k], n_rounds - int(i), scale)
-        if result is not None and k == len(rows) - 1:
+        if result is not None and k == len(index) - 1:
             value_after = result
         else:
             value_after = match_value(after[k], n_rounds - int(i) - 1, scale)
-        out[row, 0] = value_after - value_before
-        out[row, 1] = -out[row, 0]
+        out[first + k] = value_after - value_before

@@ -18,7 +18,8 @@ the rewards of that step belong to the episode that ended. Episodes never trunca
 
 ``reward="points"`` (the default) pays round points; ``reward="match_win"`` pays each round's
 change in match-win chance instead (:mod:`hanafuda_env.rewards`; a match's rewards add up to
-its result, +1/0/-1), which is what a player who wants to win matches maximises.
+its result, +1/0/-1), which is what a player who wants to win matches maximises. ``koikoi_v0``
+and the single-agent env take the same options and pay the same.
 
 ``infos``: ``action_mask`` (B, 98) bool and ``seat`` (B,) of the seat to move,
 ``round_results`` (the core's :class:`RoundResults` of this step, hand-yaku rounds included),
