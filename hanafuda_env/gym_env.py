@@ -133,7 +133,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             self._carry += reward
             if done:  # the episode ended before the learner's first decision: not one
                 skipped += mark_rows(self._rounds, False)
-                self._rounds, self._matches = mark_rows(self._next_rows, True), []
+                self._rounds = mark_rows(self._next_rows, True)  # its match stays reported
                 self._carry = seat_rewards(self._next_rows, self._field)[self.seat]
         info = self._info()
         info["skipped"] = skipped

@@ -111,6 +111,16 @@ def test_single_agent_round_won_before_the_learner_moves(episode):
         assert total == last["match_results"][0]["scores"][1]
 
 
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_single_agent_match_ended_before_the_learner_moves_is_reported(episode):
+    env = KoiKoiSingleAgentEnv(opponent=stopper, learner_seat=1, episode=episode, rounds=1)
+    _, info = env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
+    (skipped,) = info["skipped"]  # the one round, and with it the match, before any decision
+    assert skipped["winner"] == 0 and skipped["yaku"] == {"hanami_zake": 5}
+    (match,) = info["match_results"]
+    assert match["winner"] == 0 and match["scores"] == [5, -5] and match["rounds"] == 1
+
+
 def test_maskable_ppo_trains_unchanged():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     import torch
