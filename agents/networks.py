@@ -53,7 +53,8 @@ class CardFeatures(nn.Module):
         months[torch.arange(48), torch.as_tensor(C.CARD_MONTH.astype("int64") - 1)] = 1.0
         groups = torch.as_tensor(C.bits_to_bool(np.array(YAKU_GROUPS, dtype=np.uint64)),
                                  dtype=torch.float32).reshape(len(YAKU_GROUPS), 48).T
-        self.register_buffer("months", months, persistent=False)
+        # same_month[i, j] = 1/3 when cards i and j share a month: one matmul per count
+        self.register_buffer("same_month", months @ months.T / 3.0, persistent=False)
         self.register_buffer("groups", groups / groups.sum(0), persistent=False)
         self.blocks = [BLOCK[name] for name in ("hand", "field", "own_pile", "opp_pile",
                                                  "unseen", "pending")]
@@ -62,16 +63,15 @@ class CardFeatures(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         hand, field, own, opp, unseen, pending = (obs[:, b] for b in self.blocks)
-
-        def same_month(cards: torch.Tensor) -> torch.Tensor:  # per card: its month's count
-            return (cards @ self.months) @ self.months.T / 3.0
-
-        at_field, at_unseen, at_hand = same_month(field), same_month(unseen), same_month(hand)
+        # per card: its month's count in each set (batched: small batches are call-bound)
+        at_field, at_unseen, at_hand, at_piles = torch.stack(
+            [field, unseen, hand, own + opp]) @ self.same_month
         free = hand + field + unseen + pending
+        own_groups, opp_groups, free_groups = torch.stack([own, opp, free]) @ self.groups
         return torch.cat([
-            obs, at_field, at_unseen, at_hand, same_month(own + opp),
+            obs, at_field, at_unseen, at_hand, at_piles,
             hand * (at_field > 0), field * (at_hand > 0), field * (at_unseen > 0),
-            own @ self.groups, opp @ self.groups, free @ self.groups], dim=1)
+            own_groups, opp_groups, free_groups], dim=1)
 
 
 class ActorCritic(nn.Module):

@@ -145,6 +145,38 @@ def test_card_features_see_captures_and_yaku_progress() -> None:
     assert own_groups[0] == pytest.approx(1 / 5)  # one of the five brights
 
 
+def test_card_features_match_a_plain_per_card_reference() -> None:
+    from agents.networks import YAKU_GROUPS, CardFeatures
+    from hanafuda_env import cards as C
+    from hanafuda_env.core import KoiKoiCore
+    from hanafuda_env.observation import BLOCK, OBS_DIM, encode_observations
+
+    core, rng = KoiKoiCore(16, seed=3), np.random.default_rng(3)
+    rows = []
+    for _ in range(12):  # states from all phases of a round
+        core.step(core.sample_legal_actions(rng))
+        rows.append(encode_observations(core))
+    obs = np.concatenate(rows)
+    got = CardFeatures()(torch.as_tensor(obs)).numpy()
+    assert np.array_equal(got[:, :OBS_DIM], obs)
+    month = C.CARD_MONTH
+    groups = C.bits_to_bool(np.array(YAKU_GROUPS, dtype=np.uint64)).reshape(-1, 48)
+    for row, features in zip(obs, got[:, OBS_DIM:]):
+        hand, field, own, opp, unseen, pending = (
+            row[BLOCK[name]] for name in ("hand", "field", "own_pile", "opp_pile", "unseen",
+                                          "pending"))
+        count = {name: np.array([cards[month == month[c]].sum() / 3 for c in range(48)])
+                 for name, cards in (("field", field), ("unseen", unseen), ("hand", hand),
+                                     ("piles", own + opp))}
+        expected = [count["field"], count["unseen"], count["hand"], count["piles"],
+                    hand * (count["field"] > 0), field * (count["hand"] > 0),
+                    field * (count["unseen"] > 0)]
+        free = hand + field + unseen + pending
+        for cards in (own, opp, free):
+            expected.append([(cards * g).sum() / g.sum() for g in groups])
+        assert np.allclose(features, np.concatenate(expected), atol=1e-6)
+
+
 def test_card_feature_networks_save_load_and_play(tmp_path) -> None:
     net = ActorCritic(hidden=16, layers=1, card_features=True)
     path = tmp_path / "cf.pt"

@@ -1,0 +1,116 @@
+"""Training throughput: PPO decisions per second end to end, as the default run trains.
+
+    python benchmarks/bench_training.py [--config configs/default.yaml] [--updates 12]
+                                        [--warmstart-batches 4] [--snapshots N]
+                                        [key=value ...]
+
+Target: >= 10,000 decisions/s on 2 CPU cores with the default config. A PPO update is timed
+from the start of its rollout to the end of its gradient epochs (``charts/SPS`` in a run):
+the vector env, the network's forward passes, the opponents' moves and the learning step.
+Evaluations and checkpoints are left out; they run every few dozen updates. The pool is
+first filled with snapshots of the network so that the opponents are a steady-state mix
+(half self-play, the rest snapshots and baselines drawn by PFSP), not the first update's
+baselines alone; fresh snapshots are all drawn alike, so every one of them moves in every
+step — slower than a run, whose PFSP weights favour a few (``--snapshots 0`` for the
+other extreme). ``torch_threads=2`` (an override) lets the learning step use both cores.
+The warm start's imitation throughput (teacher games + supervised epochs) is timed too.
+The floor is ``KoiKoiVectorEnv.step`` with random actions at the run's batch size, measured
+in the same process: the ratio says what share of the time is the game itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.imitation import clone_step, collect_teacher_games  # noqa: E402
+from agents.ppo import Trainer, make_env  # noqa: E402
+from agents.ppo_config import PPOConfig  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+
+TARGET = 10_000
+
+
+def floor_rate(cfg: PPOConfig, trainer: Trainer, seconds: float = 3.0) -> float:
+    """Decisions/s of the bare vector env step at the run's batch size (random actions)."""
+    env = make_env(cfg, trainer.rules, cfg.seed + 7)
+    env.reset()
+    rng = np.random.default_rng(cfg.seed)
+    decisions, clock = 0, 0.0
+    while clock < seconds:
+        actions = env.core.sample_legal_actions(rng)
+        start = time.perf_counter()
+        env.step(actions)
+        clock += time.perf_counter() - start
+        decisions += cfg.n_envs
+    return decisions / clock
+
+
+def warmstart_rate(cfg: PPOConfig, trainer: Trainer, batches: int) -> float:
+    env = make_env(cfg, trainer.rules, cfg.seed + 1)
+    env.reset()
+    teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
+    start = time.perf_counter()
+    for _ in range(batches):
+        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
+                                     with_hidden=trainer.critic is not None)
+        clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
+                   cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm, trainer.torch_rng,
+                   critic=trainer.critic)
+    return batches * trainer.batch_steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(Path(__file__).resolve().parents[1]
+                                                 / "configs" / "default.yaml"))
+    parser.add_argument("--updates", type=int, default=12, help="timed PPO updates")
+    parser.add_argument("--warmstart-batches", type=int, default=4,
+                        help="timed warm-start batches (0 skips)")
+    parser.add_argument("--snapshots", type=int, default=None,
+                        help="snapshots put in the pool first (default: max_snapshots)")
+    parser.add_argument("overrides", nargs="*", help="config key=value")
+    args = parser.parse_args()
+
+    cfg = PPOConfig.load(args.config, [*args.overrides, "progress_bar=false"])
+    with tempfile.TemporaryDirectory() as run_dir:
+        trainer = Trainer(cfg, run_dir)
+        print(f"config {args.config}: {cfg.n_envs} games x {cfg.n_steps} steps per update, "
+              f"{cfg.hidden}x{cfg.layers} network, torch threads {torch.get_num_threads()}")
+        floor = floor_rate(cfg, trainer)
+        if args.warmstart_batches:
+            rate = warmstart_rate(cfg, trainer, args.warmstart_batches)
+            print(f"  warm start (teacher {cfg.warmstart_teacher}): {rate:>10,.0f} decisions/s")
+        snapshots = cfg.max_snapshots if args.snapshots is None else args.snapshots
+        for step in range(snapshots):  # a steady-state pool
+            trainer.pool.add_snapshot(trainer.network, step)
+        trainer.learn(trainer.collect()[0])  # warm-up update, not timed
+        rates, collect_share = [], []
+        for _ in range(args.updates):
+            start = time.perf_counter()
+            buf, _ = trainer.collect()
+            collected = time.perf_counter()
+            trainer.learn(buf)
+            elapsed = time.perf_counter() - start
+            rates.append(trainer.batch_steps / elapsed)
+            collect_share.append((collected - start) / elapsed)
+    median = statistics.median(rates)
+    p90 = float(np.percentile(rates, 90))
+    print(f"  PPO update, end to end: median {median:>10,.0f} decisions/s (p90 {p90:,.0f}; "
+          f"{args.updates} updates; rollout {statistics.median(collect_share):.0%} of the time)"
+          f"   target >= {TARGET:,}: {'met' if median >= TARGET else 'NOT met'}")
+    print(f"  floor, KoiKoiVectorEnv.step alone at batch {cfg.n_envs}: {floor:>10,.0f} "
+          f"decisions/s; training runs at {median / floor:.1%} of it")
+
+
+if __name__ == "__main__":
+    main()
