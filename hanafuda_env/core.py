@@ -145,12 +145,7 @@ class KoiKoiCore:
         parts: list[RoundResults] = []
         match_parts: list[MatchResults] = []
         self._deal(self._games, parts, match_parts, deck=deck)
-        rounds = RoundResults.concat(parts, self.yaku_names)
-        matches = MatchResults.concat(match_parts)
-        reward = np.zeros((self.n_games, 2), dtype=np.int32)
-        np.add.at(reward, rounds.game, rounds.reward)
-        match_over = np.zeros(self.n_games, dtype=bool)
-        match_over[matches.game] = True
+        reward, rounds, match_over, matches = self._results(parts, match_parts)
         return ResetOutcome(reward, match_over, rounds, matches)
 
     def _check_deck(self, deck) -> np.ndarray:
@@ -332,7 +327,6 @@ class KoiKoiCore:
 
     def _after_turn(self, ending, deciding, actions, hand, pile) -> StepOutcome:
         """End-of-turn yaku check (§2.4), koi-koi decisions and round ends (§2.6)."""
-        b = self.n_games
         mover = self.mover
         previous = np.where(mover == 0, self.yaku_total[:, 0], self.yaku_total[:, 1])
         total = np.where(ending, self._scorer.totals(pile), previous)
@@ -353,20 +347,25 @@ class KoiKoiCore:
         self.mover = np.where(passing, 1 - mover, mover).astype(np.int8)
         exhausted = passing & (self.hands[:, 0] == 0) & (self.hands[:, 1] == 0)
 
-        reward = np.zeros((b, 2), dtype=np.int32)
         round_over = wins | stops | exhausted
         parts: list[RoundResults] = []
         match_parts: list[MatchResults] = []
         if round_over.any():
             self._end_rounds(wins, stops, exhausted, called_before, parts, match_parts)
-            rounds = RoundResults.concat(parts, self.yaku_names)
-            np.add.at(reward, rounds.game, rounds.reward)
-        else:
-            rounds = RoundResults.empty(self.yaku_names)
-        matches = MatchResults.concat(match_parts)
-        match_over = np.zeros(b, dtype=bool)
-        match_over[matches.game] = True
+        reward, rounds, match_over, matches = self._results(parts, match_parts)
         return StepOutcome(reward, round_over, match_over, rounds, matches)
+
+    def _results(self, parts: list[RoundResults], match_parts: list[MatchResults]
+                 ) -> tuple[np.ndarray, RoundResults, np.ndarray, MatchResults]:
+        """What a step or reset finished: per-game points and match ends, and the tables."""
+        reward = np.zeros((self.n_games, 2), dtype=np.int32)
+        rounds = RoundResults.concat(parts, self.yaku_names)
+        if len(rounds):
+            np.add.at(reward, rounds.game, rounds.reward)
+        matches = MatchResults.concat(match_parts)
+        match_over = np.zeros(self.n_games, dtype=bool)
+        match_over[matches.game] = True
+        return reward, rounds, match_over, matches
 
     # ------------------------------------------------------------ round end
     def _end_rounds(self, wins, stops, exhausted, called_before, parts, match_parts) -> None:
