@@ -132,8 +132,7 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
         yaku_names = core.yaku_names
         dealt = core.reset(seed=pair_seeds[j // 2], options={"dealer": (j // 2) % 2})
         wave = _Wave(len(j), seat_a, sides, yaku_names)
-        wave.record_rounds(dealt.rounds, dealt.matches)  # a short match may end at the deal
-        wave.record_matches(dealt.matches)
+        wave.record(dealt)  # a short match may end at the deal
         while not wave.done.all():
             mask = core.legal_action_mask()
             obs = encode_observations(core)
@@ -144,9 +143,7 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
             for agent, side, idx in ((agent_a, sides[0], a_moves), (agent_b, sides[1], b_moves)):
                 if len(idx):
                     actions[idx] = side.act(agent, obs[idx], mask[idx])
-            outcome = core.step(actions)
-            wave.record_rounds(outcome.rounds, outcome.matches)
-            wave.record_matches(outcome.matches)
+            wave.record(core.step(actions))
         results[j] = wave.result
         match_points[j] = wave.points
         round_points.append(np.concatenate(wave.round_points) if wave.round_points
@@ -188,6 +185,11 @@ class _Wave:
         self.points = np.zeros(n, dtype=np.int64)
         self.round_points: list[np.ndarray] = []
         self.reasons: dict[int, int] = {}
+
+    def record(self, outcome) -> None:
+        """A step's or reset's outcome: its rounds, then the matches they ended."""
+        self.record_rounds(outcome.rounds, outcome.matches)
+        self.record_matches(outcome.matches)
 
     def record_rounds(self, rounds, matches) -> None:
         """Count the rounds of each game's first match only: a match that ends in this step
