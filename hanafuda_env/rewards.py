@@ -74,26 +74,23 @@ def match_win_rewards(rounds: RoundResults, matches: MatchResults, match_over: n
     return out
 
 
-def with_match_win(rows: Sequence[dict], matches: Sequence[dict], game: Any,
-                   sigma: float) -> list[dict]:
-    """One game's round rows of a step or a reset (``RoundResults.records()`` format,
-    chronological, as :class:`~hanafuda_env.game.KoiKoiGame` reports them; ``matches`` the
-    matches that ended with them), each with ``"match_win"``: ``[seat 0, seat 1]``, the
-    match-value change :func:`match_win_rewards` pays for the same rows. ``game`` is the
-    ``KoiKoiGame`` after the step or reset (its ``match_score``, ``round_index``, ``rules``)."""
+def paid_rows(kind: str, sigma: float, rows: list[dict], matches: Sequence[dict],
+              game: Any) -> list[dict]:
+    """A single-game env's round rows of a step or reset, ready for its accounting: the
+    field ``ROW_FIELDS[kind]`` of each holds what the round pays each seat.
+
+    ``rows`` come chronological in ``RoundResults.records()`` format, as
+    :class:`~hanafuda_env.game.KoiKoiGame` reports them, ``matches`` are the matches that
+    ended with them and ``game`` is the game after the step or reset. For ``"match_win"``
+    each row gains ``"match_win"``: ``[seat 0, seat 1]``, what :func:`match_win_rewards`
+    pays for the same rows.
+    """
+    if kind == "points" or not rows:
+        return rows
     ended = (float(matches[0]["scores"][0]), int(matches[0]["winner"])) if matches else None
     values = game_match_win([r["round_index"] for r in rows], [r["reward"][0] for r in rows],
                             ended, game.match_score[0], game.round_index, game.rules, sigma)
     return [{**row, "match_win": [v, -v]} for row, v in zip(rows, values.tolist())]
-
-
-def paid_rows(kind: str, sigma: float, rows: list[dict], matches: Sequence[dict],
-              game: Any) -> list[dict]:
-    """A single-game env's round rows of a step or reset, ready for its accounting: the
-    field ``ROW_FIELDS[kind]`` of each holds what the round pays each seat."""
-    if kind == "points" or not rows:
-        return rows
-    return with_match_win(rows, matches, game, sigma)
 
 
 def game_match_win(round_index: Sequence[int], gains: Sequence[float],
