@@ -95,6 +95,16 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
     return stats
 
 
+def clone_batch(trainer, env: KoiKoiVectorEnv, teacher) -> dict[str, float]:
+    """One warm-start batch: ``trainer``'s batch of teacher decisions on ``env``, learned."""
+    cfg = trainer.cfg
+    data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
+                                 with_hidden=trainer.critic is not None)
+    return clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
+                      cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm, trainer.torch_rng,
+                      critic=trainer.critic)
+
+
 def warm_start(trainer, env: KoiKoiVectorEnv, writer, progress) -> None:
     """Clone the teacher's play into ``trainer``'s network (and privileged critic) on
     ``env``, games separate from training's; ``progress`` is a tqdm-like bar factory."""
@@ -108,11 +118,7 @@ def warm_start(trainer, env: KoiKoiVectorEnv, writer, progress) -> None:
     bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
                    disable=not cfg.progress_bar, dynamic_ncols=True)
     while done < cfg.warmstart_decisions:
-        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
-                                     with_hidden=trainer.critic is not None)
-        stats = clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
-                           cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm,
-                           trainer.torch_rng, critic=trainer.critic)
+        stats = clone_batch(trainer, env, teacher)
         done += trainer.batch_steps
         for key, value in stats.items():
             writer.add_scalar(key, value, done)

@@ -22,20 +22,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from bench_envs import bench_batch  # this folder is on the path of a script run from it
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.imitation import clone_step, collect_teacher_games  # noqa: E402
-from agents.ppo import Trainer, make_env  # noqa: E402
-from agents.ppo_config import PPOConfig  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
+from agents.imitation import clone_batch
+from agents.ppo import Trainer, make_env
+from agents.ppo_config import PPOConfig
+from agents.registry import make_agent
 
 TARGET = 10_000
 
@@ -45,14 +43,8 @@ def floor_rate(cfg: PPOConfig, trainer: Trainer, seconds: float = 3.0) -> float:
     env = make_env(cfg, trainer.rules, cfg.seed + 7)
     env.reset()
     rng = np.random.default_rng(cfg.seed)
-    decisions, clock = 0, 0.0
-    while clock < seconds:
-        actions = env.core.sample_legal_actions(rng)
-        start = time.perf_counter()
-        env.step(actions)
-        clock += time.perf_counter() - start
-        decisions += cfg.n_envs
-    return decisions / clock
+    return bench_batch(env.step, lambda: env.core.sample_legal_actions(rng), cfg.n_envs,
+                       seconds)
 
 
 def warmstart_rate(cfg: PPOConfig, trainer: Trainer, batches: int) -> float:
@@ -61,11 +53,7 @@ def warmstart_rate(cfg: PPOConfig, trainer: Trainer, batches: int) -> float:
     teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
     start = time.perf_counter()
     for _ in range(batches):
-        data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
-                                     with_hidden=trainer.critic is not None)
-        clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
-                   cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm, trainer.torch_rng,
-                   critic=trainer.critic)
+        clone_batch(trainer, env, teacher)
     return batches * trainer.batch_steps / (time.perf_counter() - start)
 
 
