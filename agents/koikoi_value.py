@@ -9,7 +9,8 @@ action the agent chose.
 :func:`estimate_decision_value` values both branches of many points at once. Each point is
 forked ``K`` times; in ``"resampled"`` mode the opponent's hand and the undrawn stock of
 every copy are reshuffled among themselves (a world the decider cannot tell apart from the
-real one: the *fair* value), in ``"true"`` mode the real hidden cards are kept. Every world
+real one: the *fair* value), in ``"true"`` mode the real hidden cards are kept, in
+``"hand_known"`` mode only the stock order is reshuffled (the opponent's hand as dealt). Every world
 is then played once after STOP and once after KOIKOI (the pair shares its hidden cards and
 its future deals: common random numbers, so the difference is estimated more tightly than
 either branch), with a rollout policy on both seats, to the end of the round and — for
@@ -38,7 +39,7 @@ from .base import AgentLike
 from .evaluation import Z95
 
 UNTIL = ("round", "match")
-MODES = ("true", "resampled")
+MODES = ("true", "resampled", "hand_known")
 _U64 = np.uint64
 
 # observer(core, ids, actions, active): called before each step with the batch being played,
@@ -416,12 +417,16 @@ def rollout_worlds(core: KoiKoiCore, games: np.ndarray, copies: int, mode: str =
                    seed: int = 0) -> KoiKoiCore:
     """``copies`` forks of each chosen game (game-major) with the later rounds' deals drawn
     anew per copy; in ``"resampled"`` mode each copy's opponent hand and undrawn stock are
-    reshuffled among themselves, invisibly to the player to move (the decider)."""
+    reshuffled among themselves, invisibly to the player to move (the decider); in
+    ``"hand_known"`` mode only the stock is reshuffled, as if the decider had seen the
+    opponent's hand (what knowing it is worth)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     worlds = core.fork(games, copies=copies, seed=seed)
     if mode == "resampled":
         worlds.resample_hidden(worlds.mover.astype(np.int64), np.random.default_rng(seed))
+    elif mode == "hand_known":
+        worlds.shuffle_stock(np.random.default_rng(seed))
     return worlds
 
 

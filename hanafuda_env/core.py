@@ -504,6 +504,14 @@ class KoiKoiCore:
             self.hands[g, other] = C.mask_of(order[:n_hand])
             self.stock[g, pos:] = order[n_hand:]
 
+    def shuffle_stock(self, rng: np.random.Generator, games=None) -> None:
+        """Reshuffle the undrawn stock only (both hands kept): a world where a player knows
+        the opponent's hand but not the order of the draws still to come."""
+        games = self._games if games is None else np.atleast_1d(games)
+        for g in games:
+            pos = int(self.stock_pos[g])
+            self.stock[g, pos:] = rng.permutation(self.stock[g, pos:])
+
     def state_dict(self) -> dict[str, np.ndarray]:
         """Copies of every state array (for saving, hashing and comparing games)."""
         return {name: getattr(self, name).copy() for name in self._STATE}
