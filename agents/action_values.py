@@ -68,7 +68,7 @@ def estimate_action_values(core: KoiKoiCore, games, policy: AgentLike, n_worlds:
     ``"resampled"``, the real ``"true"`` ones, or ``"hand_known"``. Points are rolled out in
     chunks of at most ``max_batch`` games (or one point at a time when a point alone needs
     more). Each point's worlds come from ``seed`` and the point's place in ``games``, so a
-deterministic policy gives the same values whatever the chunking.
+    deterministic policy gives the same values whatever the chunking.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -82,8 +82,9 @@ deterministic policy gives the same values whatever the chunking.
     per_point = mask.sum(axis=1) * k
     start = 0
     while start < len(games):
-        stop = start + 1
-        while stop < len(games) and per_point[start:stop + 1].sum() <= max_batch:
+        stop, size = start + 1, per_point[start]
+        while stop < len(games) and size + per_point[stop] <= max_batch:
+            size += per_point[stop]
             stop += 1
         rows = np.flatnonzero((point >= start) & (point < stop))
         samples[rows] = _rollout_points(core, games, start, stop, point[rows], action[rows],

@@ -93,7 +93,7 @@ def test_features_of_a_hand_built_decision() -> None:
         decision_features(KoiKoiCore(2, seed=0))
 
 
-@pytest.mark.parametrize("mode", ["true", "resampled"])
+@pytest.mark.parametrize("mode", ["true", "resampled", "hand_known"])
 def test_stop_branch_scores_exactly_what_the_rules_give(mode: str) -> None:
     cases = [  # (own pile, rules, opponent called koi-koi, round points of a stop)
         (SANKO_TAN6, None, 0, 6),
