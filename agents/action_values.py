@@ -49,9 +49,9 @@ class ActionValues:
     def value_of(self, actions: np.ndarray) -> np.ndarray:
         """(n_points,) mean value of the given action at each point."""
         actions = np.asarray(actions, dtype=np.int64).reshape(self.n_points)
-        hit = self.action == actions[self.point]
-        if np.bincount(self.point[hit], minlength=self.n_points).min() < 1:
-            missing = np.setdiff1d(np.arange(self.n_points), self.point[hit])
+        hit = self.action == actions[self.point]  # at most one candidate per point
+        missing = np.setdiff1d(np.arange(self.n_points), self.point[hit])
+        if len(missing):
             raise ValueError(f"actions {actions[missing].tolist()} at points "
                              f"{missing.tolist()} are not legal candidates there")
         values = np.empty(self.n_points)

@@ -10,11 +10,12 @@ action the agent chose.
 forked ``K`` times; in ``"resampled"`` mode the opponent's hand and the undrawn stock of
 every copy are reshuffled among themselves (a world the decider cannot tell apart from the
 real one: the *fair* value), in ``"true"`` mode the real hidden cards are kept, in
-``"hand_known"`` mode only the stock order is reshuffled (the opponent's hand as dealt). Every world
-is then played once after STOP and once after KOIKOI (the pair shares its hidden cards and
-its future deals: common random numbers, so the difference is estimated more tightly than
-either branch), with a rollout policy on both seats, to the end of the round and — for
-the match-level value — to the end of the match, later rounds dealt anew per copy.
+``"hand_known"`` mode only the stock order is reshuffled (the opponent's hand as it is).
+Every world is then played once after STOP and once after KOIKOI (the pair shares its
+hidden cards and its future deals: common random numbers, so the difference is estimated
+more tightly than either branch), with a rollout policy on both seats, to the end of the
+round and — for the match-level value — to the end of the match, later rounds dealt anew
+per copy.
 
 Values are from the decider's side: round points (zero-sum) and match equity (win 1, draw
 1/2, loss 0), each a mean over rollouts with a 95% normal-approximation interval. They are

@@ -81,8 +81,9 @@ def main(argv: list[str] | None = None) -> None:
     policy = make_agent(args.policy, rules, seed=args.seed)
     points = sample_card_decisions(policy, args.states, rules, args.seed)
     games = np.arange(points.n_games)
-    chosen = policy.act(encode_observations(points), points.legal_action_mask())
-    n_moves = points.legal_action_mask().sum(axis=1).mean()
+    mask = points.legal_action_mask()
+    chosen = policy.act(encode_observations(points), mask)
+    n_moves = mask.sum(axis=1).mean()
     print(f"policy {args.policy}: {points.n_games} card decisions ({n_moves:.1f} legal moves "
           f"each); search {args.search_worlds} worlds, judged on {args.judge_worlds} others")
     print(f"{'mode':<11} {'search - policy':>17} {'shortfall':>10} {'agree':>6} {'time':>6}")
@@ -94,8 +95,7 @@ def main(argv: list[str] | None = None) -> None:
                                        seed=args.seed + 2)
         picked = search.best()
         own = judge.value_of(chosen)
-        best = np.full(points.n_games, -np.inf)
-        np.maximum.at(best, judge.point, judge.mean)
+        best = judge.value_of(judge.best())
         print(f"{mode:<11} {interval(judge.value_of(picked) - own):>17} "
               f"{(best - own).mean():>10.3f} {(picked == chosen).mean():>6.0%} "
               f"{time.perf_counter() - start:>5.0f}s", flush=True)
