@@ -1,4 +1,4 @@
-"""Decks and random play shared by the environment tests (test_envs, test_gym_env)."""
+"""Decks, random play and a scripted policy shared by the tests."""
 
 from __future__ import annotations
 
@@ -54,3 +54,12 @@ def play_single(env, rng: np.random.Generator, seed: int = 0, start: tuple | Non
         total += reward
         if terminated or truncated:
             return total, info
+
+
+class FirstLegal:
+    """Deterministic: the lowest legal action (so it always stops at a koi-koi decision)."""
+
+    name = "first"
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return mask.argmax(axis=1).astype(np.int64)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from env_helpers import FirstLegal
 
 from agents.action_values import estimate_action_values
 from agents.koikoi_value import play_with, rollout_worlds
@@ -15,15 +16,6 @@ from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KoiKoiCore
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class FirstLegal:
-    """Deterministic: the lowest legal action."""
-
-    name = "first"
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return mask.argmax(axis=1).astype(np.int64)
 
 
 @pytest.fixture(scope="module")

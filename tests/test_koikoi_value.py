@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from env_helpers import FirstLegal
 
 from agents.koikoi_value import (
     DecisionPoints,
@@ -23,15 +24,6 @@ from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rules import resolve_rules
-
-
-class FirstLegal:
-    """Deterministic: the lowest legal action (so it always stops at a decision)."""
-
-    name = "first"
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return mask.argmax(axis=1).astype(np.int64)
 
 
 class RandomPolicy:
