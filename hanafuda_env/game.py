@@ -232,7 +232,8 @@ class KoiKoiGame:
             winner = dealer if points[dealer] > 0 else 1 - dealer
             base = points[winner]
             name = "teshi" if has_full_month(self.hands[winner]) else "kuttsuki"
-            self._finish(winner, base, 1, R.END_HAND_YAKU, {name: base}, rounds, matches)
+            self._finish(winner, base, self._multiplier(base, False), R.END_HAND_YAKU,
+                         {name: base}, rounds, matches)
 
     # -------------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:

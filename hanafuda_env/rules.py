@@ -68,6 +68,8 @@ class RuleSet:
     hand_yaku: str = "teshi+kuttsuki"
     next_dealer: str = "winner"
     rounds: int = 12
+    # Decision (§2.8 "rounds, or target_score"): reaching target_score ends the match early,
+    # rounds stays its cap (observations and match-win rewards count rounds left).
     target_score: int | None = None  # a player whose points scored reach it wins the match
     points: PointTable = field(default_factory=PointTable)
 

@@ -217,7 +217,8 @@ class ReferenceGame:
                 self.coverage["hand_yaku_both"] += 1
             name, points = held[winner]
             self.coverage[f"hand_{name}"] += 1
-            self._finish(winner, points, 1, "hand-yaku", {name: points})
+            self._finish(winner, points, self._multiplier(points, False), "hand-yaku",
+                         {name: points})
 
     @staticmethod
     def _four_of_a_month(cards: list[int]) -> bool:

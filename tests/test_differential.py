@@ -17,6 +17,7 @@ from reference import ReferenceGame, game_seed, hand_yaku, to_mask, yaku_points
 
 from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
+from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.rules import RuleSet, resolve_rules
 from hanafuda_env.scoring import batch_scorer, hand_yaku_points, score_yaku
 
@@ -250,6 +251,25 @@ def test_dealt_hand_yaku_against_reference(preset: str, hand_rule: str, dealer: 
         assert outcome.reward.tolist() == [o.reward for o in outs]
         assert_same_rounds(outcome.rounds, [o.rounds for o in outs], f"step {t}")
         assert_same_state(core, refs, f"step {t}")
+
+
+@pytest.mark.parametrize(("teshi_points", "doubling", "expected"),
+                         [(6, True, 6), (8, True, 16), (8, False, 8)])
+def test_hand_yaku_worth_seven_doubles(teshi_points: int, doubling: bool, expected: int) -> None:
+    """§2.5 scores every win, hand yaku included: a teshi worth 7 or more doubles when
+    7-point doubling is on (nobody can have called koi-koi)."""
+    rules = RuleSet.from_dict({"points": {"teshi": teshi_points},
+                               "seven_point_doubling": doubling})
+    deck = _deck(TESHI_PINE, PLAIN_A, FIELD)
+    core = KoiKoiCore(1, rules, seed=0)
+    rounds = core.reset(seed=3, options={"dealer": 0, "deck": [deck]}).rounds
+    ref = ReferenceGame(rules, game_seed(3, 0), dealer=0, deck=deck)
+    game = KoiKoiGame(rules, seed=0)
+    game_rounds = game.reset(seed=3, options={"dealer": 0, "deck": deck}).rounds
+    assert (rounds.base[0], rounds.points[0]) == (teshi_points, expected)
+    # the next deals are random and may hold hand yaku too: all three must agree on them
+    assert [r["points"] for r in ref.initial_rounds] == rounds.points.tolist()
+    assert [r["points"] for r in game_rounds] == rounds.points.tolist()
 
 
 # ------------------------------------------------------------------ scoring alone

@@ -335,3 +335,16 @@ def test_target_score_at_the_deal_counts_points_scored(monkeypatch) -> None:
     assert m.winner.tolist() == [0, 1] and m.rounds.tolist() == [3, 3]
     assert m.scores.tolist() == [[6, -6], [-6, 6]]
     assert (core.round_index == 0).all() and (core.points_won == 0).all()
+
+
+def test_rounds_cap_a_target_score_match() -> None:
+    """Decision on §2.8's "rounds, or target_score": a target nobody reaches leaves the match
+    to end after ``rounds`` rounds, on the higher total."""
+    core = KoiKoiCore(32, {"target_score": 10**6, "rounds": 3}, seed=4)
+    core.reset(seed=4)
+    rng = np.random.default_rng(4)
+    finished = []
+    while len(finished) < 32:
+        out = core.step(core.sample_legal_actions(rng))
+        finished += out.matches.rounds.tolist()
+    assert finished[:32] == [3] * 32
