@@ -21,6 +21,7 @@ from typing import Any
 
 from agents.evaluation import play_matches, round_robin
 from agents.files import atomic_write_json
+from agents.ppo_config import MAX_SEED
 from agents.registry import BASELINES, make_agent
 from hanafuda_env.rules import RuleError, resolve_rules
 
@@ -54,6 +55,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--matches must be at least 1")
     if args.batch < 1:
         parser.error("--batch must be at least 1")
+    if not 0 <= args.seed <= MAX_SEED:
+        parser.error(f"--seed must be an integer from 0 to {MAX_SEED}, got {args.seed}")
     return args
 
 

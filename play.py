@@ -3,8 +3,8 @@
     python play.py [--bot expert|greedy|random|runs/<run>/checkpoints/latest.pt]
                    [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7]
 
-Legal moves are listed by number and card name; type the number (or the action id, or a
-unique part of the move's name). Bad input is asked again; ``q`` or end of input quits.
+Legal moves are listed by number and card name; type the number (or a unique part of the
+move's name). Bad input is asked again; ``q`` or end of input quits.
 """
 
 from __future__ import annotations
@@ -105,7 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seat", type=int, choices=(0, 1), default=0)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
+    from agents.ppo_config import MAX_SEED
     from agents.registry import make_agent
+
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        parser.error(f"--seed must be an integer from 0 to {MAX_SEED}, got {args.seed}")
 
     try:
         rules = resolve_rules(args.rules)

@@ -1,6 +1,6 @@
 """Train a Koi-Koi bot with masked PPO and self-play.
 
-    python train.py --config configs/default.yaml [key=value ...]
+    python train.py [--config configs/default.yaml] [--run-dir DIR] [key=value ...]
     python train.py --resume runs/<run> [total_decisions=N]   # continue where it stopped
 
 The run folder keeps the resolved config, TensorBoard events (``tensorboard --logdir runs``)
@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from agents.policy import CheckpointError
 from agents.ppo import train
 from agents.ppo_config import ConfigError, PPOConfig, resume_config
 from hanafuda_env.rules import RuleError
 
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Train a Koi-Koi bot with masked PPO.")
-    parser.add_argument("--config", help="YAML config (configs/default.yaml, configs/smoke.yaml)")
+    parser.add_argument("--config", help="YAML config (default: configs/default.yaml; "
+                        "configs/smoke.yaml for a run of seconds)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR")
     parser.add_argument("--run-dir", help="folder for this run (default: runs/NAME__SEED__TIME)")
     parser.add_argument("overrides", nargs="*", metavar="key=value",
@@ -30,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume:
             cfg = resume_config(args.resume, PPOConfig.spec(args.config, args.overrides))
         else:
-            cfg = PPOConfig.load(args.config, args.overrides)
+            cfg = PPOConfig.load(args.config or DEFAULT_CONFIG, args.overrides)
         summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
     except (ConfigError, RuleError, CheckpointError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -9,6 +9,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from hanafuda_env.core import NUM_ACTIONS
+from hanafuda_env.observation import OBS_DIM
+
 from .files import atomic_write_bytes
 from .networks import ActorCritic, sample_actions
 
@@ -47,6 +50,13 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 
 def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
+    """The saved network; it must read this project's observations and emit its actions."""
+    kwargs = payload["network"] if isinstance(payload["network"], dict) else {}
+    sizes = {"obs_dim": OBS_DIM, "n_actions": NUM_ACTIONS}
+    wrong = {k: kwargs[k] for k, size in sizes.items() if k in kwargs and kwargs[k] != size}
+    if wrong:
+        raise CheckpointError(f"checkpoint network has {wrong}; this project's networks take "
+                              f"obs_dim={OBS_DIM} and give n_actions={NUM_ACTIONS}")
     try:
         net = ActorCritic(**payload["network"])
         net.load_state_dict(payload["model"])

@@ -385,23 +385,30 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     from tqdm import tqdm
 
     if resume is not None:
+        if run_dir is not None and Path(run_dir) != Path(resume):
+            raise ConfigError("a resumed run stays in its folder; give --resume RUN_DIR "
+                              "without --run-dir")
         run_dir = Path(resume)
         payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
         # The saved config rules; of ``cfg`` only the keys that may change are taken.
         cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
                                       if k in RESUMABLE_KEYS})
-    elif run_dir is None:
-        run_dir = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    trainer = Trainer(cfg, run_dir)
-    if resume is not None:
+        trainer = Trainer(cfg, run_dir)
         trainer.restore(payload)
+        if trainer.update >= trainer.n_updates:
+            raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "
+                              f"decisions for total_decisions={cfg.total_decisions}); give a "
+                              "larger total_decisions=N to train it further")
     else:
-        atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
-            {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
-            sort_keys=False, allow_unicode=True))
-    writer = SummaryWriter(str(run_dir))
+        trainer = Trainer(cfg, "")  # a bad setting fails here, before any folder is made
+        run_dir = claim_run_dir(cfg, run_dir)
+        trainer.run_dir = run_dir
+    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
+        {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
+        sort_keys=False, allow_unicode=True))
+    # a resumed run hides events logged after its checkpoint (an interrupted run's tail)
+    writer = SummaryWriter(str(run_dir),
+                           purge_step=trainer.global_step + 1 if resume is not None else None)
     if not trainer.warm_started:
         from .imitation import warm_start
 
@@ -446,6 +453,28 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     writer.close()
     atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
     return {"run_dir": str(run_dir), **metrics}
+
+
+def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
+    """Make a new run's folder. A folder named by the user must be new or empty (nothing
+    written there is overwritten); the default name gets a suffix if another run took it."""
+    if run_dir is not None:
+        run_dir = Path(run_dir)
+        if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+            raise ConfigError(f"run folder {str(run_dir)!r} is not empty; pick a new --run-dir, "
+                              f"or continue that run with --resume {run_dir}")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        return run_dir
+    base = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+    base.parent.mkdir(parents=True, exist_ok=True)
+    candidate, attempt = base, 1
+    while True:
+        try:
+            candidate.mkdir()  # atomic: two runs started together get different folders
+            return candidate
+        except FileExistsError:
+            attempt += 1
+            candidate = base.with_name(f"{base.name}_{attempt}")
 
 
 def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, float]:

@@ -17,9 +17,10 @@ import yaml
 from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, check_reward
 from hanafuda_env.rules import resolve_rules
 
-from .policy import load_checkpoint
+from .policy import CheckpointError, load_checkpoint
 
 CRITICS = ("shared", "privileged")
+MAX_SEED = 2**32 - 1  # derived seeds (seed * 100_003 + update, …) stay within torch's range
 
 
 class ConfigError(ValueError):
@@ -101,7 +102,8 @@ class PPOConfig:
                                   f"{getattr(self, name)!r}")
         for name in ("max_snapshots", "warmstart_epochs", "eval_matches"):
             _check_number(name, getattr(self, name), low=1, integer=True)
-        for name in ("seed", "eval_interval", "warmstart_decisions"):
+        _check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)
+        for name in ("eval_interval", "warmstart_decisions"):
             _check_number(name, getattr(self, name), low=0, integer=True)
         for name in ("learning_rate", "warmstart_learning_rate", "clip_coef", "max_grad_norm",
                      "reward_scale"):
@@ -147,15 +149,23 @@ class PPOConfig:
         spec: dict[str, Any] = {}
         if path is not None:
             with open(path, encoding="utf-8") as handle:
-                spec = yaml.safe_load(handle) or {}
+                spec = _parse_yaml(handle, f"config {str(path)!r}") or {}
             if not isinstance(spec, dict):
                 raise ConfigError(f"{path}: a config must be a mapping of keys to values")
         for item in overrides:
             key, sep, value = item.partition("=")
             if not sep:
                 raise ConfigError(f"override {item!r} must look like key=value")
-            spec[key.strip()] = yaml.safe_load(value)
+            spec[key.strip()] = _parse_yaml(value, f"override {item!r}")
         return spec
+
+
+def _parse_yaml(text: Any, where: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{where} is not valid YAML: {' '.join(str(error).split())}"
+                          ) from None
 
 
 def _check_number(name: str, value: Any, low: float, high: float | None = None,
@@ -184,12 +194,24 @@ RESUMABLE_KEYS = ("total_decisions", "progress_bar")
 
 
 def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
-    """The saved config of a run, with the (few) keys that may change on resume."""
-    payload = load_checkpoint(Path(run_dir) / "checkpoints" / "latest.pt")
-    saved = PPOConfig.from_dict(payload["config"])
+    """The saved config of a run, with the (few) keys that may change on resume.
+
+    The rules are the resolved rule set saved with the run, not a rule file read again (it
+    may have changed since)."""
+    path = Path(run_dir) / "checkpoints" / "latest.pt"
+    payload = load_checkpoint(path)
+    if "config" not in payload or "rules" not in payload:
+        raise CheckpointError(f"{str(path)!r} is a policy checkpoint (weights only), not a "
+                              "training run's state; --resume needs a run folder train.py wrote")
+    saved = PPOConfig.from_dict({**payload["config"], "rules": payload["rules"]})
     PPOConfig.from_dict({**dataclasses.asdict(saved), **changes})  # unknown keys, bad values
-    fixed = sorted(k for k, v in changes.items()
-                   if k not in RESUMABLE_KEYS and v != getattr(saved, k))
+
+    def same(key: str, value: Any) -> bool:
+        if key == "rules":
+            return resolve_rules(value) == resolve_rules(saved.rules)
+        return value == getattr(saved, key)
+
+    fixed = sorted(k for k, v in changes.items() if k not in RESUMABLE_KEYS and not same(k, v))
     if fixed:
         raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE_KEYS)} "
                           f"may change, not {fixed}")

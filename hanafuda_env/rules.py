@@ -140,11 +140,18 @@ class RuleSet:
     @classmethod
     def from_yaml(cls, path: str | Path) -> RuleSet:
         with open(path, encoding="utf-8") as handle:
-            spec = yaml.safe_load(handle) or {}
+            try:
+                spec = yaml.safe_load(handle) or {}
+            except yaml.YAMLError as error:
+                raise RuleError(f"{path} is not valid YAML: {_one_line(error)}") from None
         try:
             return cls.from_dict(spec)
         except RuleError as error:
             raise RuleError(f"{path}: {error}") from None
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
 
 
 def _is_int(value: Any) -> bool:

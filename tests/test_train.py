@@ -208,3 +208,127 @@ def test_checkpoint_with_arbitrary_objects_is_refused(tmp_path) -> None:
 
     with pytest.raises(CheckpointError, match="plain values"):
         load_checkpoint(path)
+
+
+def _smoke(**changes) -> PPOConfig:
+    return PPOConfig.from_dict({**yaml.safe_load(SMOKE.read_text()), "eval_interval": 0,
+                                "total_decisions": 1024, **changes})
+
+
+def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "notes.txt").write_text("mine")
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(run_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "not empty" in err and f"--resume {run_dir}" in err
+    assert sorted(p.name for p in run_dir.iterdir()) == ["notes.txt"]
+    # default names: two runs started in the same second get folders of their own
+    from agents.ppo import claim_run_dir
+
+    cfg = _smoke(log_dir=str(tmp_path / "runs"))
+    first, second = claim_run_dir(cfg, None), claim_run_dir(cfg, None)
+    assert first != second and first.is_dir() and second.is_dir()
+
+
+def test_a_setting_rejected_by_the_trainer_leaves_no_folder(tmp_path) -> None:
+    run_training(_smoke(), run_dir=tmp_path / "first")
+    start = tmp_path / "first" / "checkpoints" / "latest.pt"
+    with pytest.raises(ValueError, match="holds a network"):
+        run_training(_smoke(init_checkpoint=str(start), hidden=32), run_dir=tmp_path / "second")
+    assert not (tmp_path / "second").exists()
+
+
+def test_resume_keeps_the_saved_rules_when_the_rule_file_changes(tmp_path) -> None:
+    rule_file = tmp_path / "rules.yaml"
+    rule_file.write_text("preset: nintendo\nrounds: 6\n")
+    run_dir = tmp_path / "run"
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(run_dir), "eval_interval=0",
+                       f"rules={rule_file}", "total_decisions=1024"]) == 0
+    rule_file.write_text("preset: ten-base\nrounds: 3\n")
+    assert train.main(["--resume", str(run_dir), "total_decisions=2048"]) == 0
+    payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    assert payload["update"] == 2
+    assert payload["rules"]["name"] == "nintendo" and payload["rules"]["rounds"] == 6
+    rule_file.unlink()  # the run does not need the file any more
+    assert train.main(["--resume", str(run_dir), "total_decisions=3072"]) == 0
+    saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    # a resumed run's config names its rules in full (the file may be gone or changed)
+    assert saved["total_decisions"] == 3072 and saved["rules"]["rounds"] == 6
+
+
+def test_resume_refuses_finished_runs_foreign_folders_and_policy_files(tmp_path, capsys
+                                                                        ) -> None:
+    run_dir = tmp_path / "run"
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(run_dir), "eval_interval=0",
+                       "total_decisions=1024"]) == 0
+    summary = (run_dir / "summary.json").read_text()
+    events = sorted(_events(run_dir))
+    assert train.main(["--resume", str(run_dir)]) == 2
+    assert "already complete" in capsys.readouterr().err
+    assert (run_dir / "summary.json").read_text() == summary and sorted(_events(run_dir)) == events
+    assert train.main(["--resume", str(run_dir), "--run-dir", str(tmp_path / "elsewhere"),
+                       "total_decisions=2048"]) == 2
+    assert "without --run-dir" in capsys.readouterr().err
+    policy_only = tmp_path / "policy"
+    (policy_only / "checkpoints").mkdir(parents=True)
+    payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    from agents.policy import save_checkpoint
+
+    save_checkpoint(policy_only / "checkpoints" / "latest.pt",
+                    {"model": payload["model"], "network": payload["network"]})
+    assert train.main(["--resume", str(policy_only)]) == 2
+    assert "policy checkpoint" in capsys.readouterr().err
+
+
+def test_checkpoints_for_other_observation_or_action_sizes_are_refused(tmp_path) -> None:
+    from agents.networks import ActorCritic
+    from agents.policy import CheckpointError, save_checkpoint
+
+    for sizes in ({"obs_dim": 100}, {"n_actions": 50}):
+        path = tmp_path / "other.pt"
+        save_checkpoint(path, {"model": ActorCritic(hidden=8, layers=1, **sizes).state_dict(),
+                               "network": {"hidden": 8, "layers": 1, **sizes}})
+        with pytest.raises(CheckpointError, match="obs_dim=303 and give n_actions=98"):
+            PolicyAgent.load(path)
+
+
+def test_malformed_yaml_seeds_out_of_range_and_the_default_config(tmp_path, capsys,
+                                                                   monkeypatch) -> None:
+    assert train.main(["--config", str(SMOKE), "n_envs=["]) == 2
+    assert "override 'n_envs=[' is not valid YAML" in capsys.readouterr().err
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("seed: [\n")
+    assert train.main(["--config", str(broken)]) == 2
+    assert "is not valid YAML" in capsys.readouterr().err
+    assert train.main(["--config", str(SMOKE), f"rules={broken}"]) == 2
+    assert "is not valid YAML" in capsys.readouterr().err
+    assert train.main(["--config", str(SMOKE), "seed=100000000000"]) == 2
+    assert "seed must be an integer >= 0 and <= 4294967295" in capsys.readouterr().err
+    seen = {}
+
+    def fake_train(cfg: PPOConfig, **_) -> dict:
+        seen["cfg"] = cfg
+        return {"run_dir": "x"}
+
+    monkeypatch.setattr(train, "train", fake_train)
+    assert train.main([]) == 0  # no --config: the documented default run
+    default = PPOConfig.load(ROOT / "configs" / "default.yaml")
+    assert seen["cfg"] == default
+
+
+def test_resuming_an_older_checkpoint_hides_the_lost_tail_in_tensorboard(tmp_path) -> None:
+    """A run that died after update 3 but saved at update 2 logs update 3 again on resume;
+    TensorBoard must show each step once."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    cfg = _smoke(total_decisions=4096, checkpoint_interval=2)
+    run_dir = tmp_path / "run"
+    run_training(cfg, run_dir=run_dir, stop_after=3)
+    folder = run_dir / "checkpoints"
+    (folder / "latest.pt").write_bytes((folder / "update_000002.pt").read_bytes())
+    run_training(cfg, resume=run_dir)
+    accumulator = EventAccumulator(str(run_dir))
+    accumulator.Reload()
+    steps = [event.step for event in accumulator.Scalars("charts/SPS")]
+    assert steps == [1024, 2048, 3072, 4096]
