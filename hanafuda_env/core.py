@@ -76,8 +76,9 @@ class KoiKoiCore:
               "points_won", "seeds", "deal_count")
 
     def __init__(self, n_games: int, rules: RuleSpec = None, seed: int | None = None):
-        if n_games < 1:
-            raise ValueError(f"n_games must be at least 1, got {n_games}")
+        if (isinstance(n_games, (bool, np.bool_)) or not isinstance(n_games, (int, np.integer))
+                or n_games < 1):
+            raise ValueError(f"n_games must be a positive integer, got {n_games!r}")
         self.n_games = int(n_games)
         self.rules: RuleSet = resolve_rules(rules)
         self._scorer = batch_scorer(self.rules)
@@ -113,28 +114,9 @@ class KoiKoiCore:
         [16:24] field, [24:48] stock top first). Returns the rounds and matches that ended
         at the deal.
         """
-        options = dict(options or {})
-        unknown = set(options) - {"dealer", "deck"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
-        if np.ndim(seed) == 0:
-            if not 0 <= int(seed) < 2**64:
-                raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, got {seed}")
-            seeds = game_seeds(int(seed), self.n_games)
-        else:
-            seeds = np.asarray(seed, dtype=_U64).reshape(-1)
-            if len(seeds) != self.n_games:
-                raise ValueError(f"got {len(seeds)} seeds for {self.n_games} games")
-        deck = None
-        if options.get("deck") is not None:
-            deck = self._check_deck(options["deck"])
-        dealer = None
-        if options.get("dealer") is not None:
-            dealer = np.broadcast_to(np.asarray(options["dealer"]), (self.n_games,))
-            if not np.isin(dealer, (0, 1)).all():
-                raise ValueError(f"dealer must be 0 or 1, got {options['dealer']!r}")
+        seeds, deck, dealer = self.check_reset(seed, options)
         # Everything is checked: from here on the state changes.
         self.seeds[:] = seeds
         self.deal_count[:] = 0
@@ -147,6 +129,33 @@ class KoiKoiCore:
         self._deal(self._games, parts, match_parts, deck=deck)
         reward, rounds, match_over, matches = self._results(parts, match_parts)
         return ResetOutcome(reward, match_over, rounds, matches)
+
+    def check_reset(self, seed=None, options: dict | None = None
+                    ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+        """``reset``'s checked game seeds (None for no seed), deck and dealer: envs call
+        this before changing anything, so a rejected reset leaves them as they were."""
+        options = dict(options or {})
+        unknown = set(options) - {"dealer", "deck"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
+        seeds = None
+        if seed is not None and np.ndim(seed) == 0:
+            if not 0 <= int(seed) < 2**64:
+                raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, got {seed}")
+            seeds = game_seeds(int(seed), self.n_games)
+        elif seed is not None:
+            seeds = np.asarray(seed, dtype=_U64).reshape(-1)
+            if len(seeds) != self.n_games:
+                raise ValueError(f"got {len(seeds)} seeds for {self.n_games} games")
+        deck = None
+        if options.get("deck") is not None:
+            deck = self._check_deck(options["deck"])
+        dealer = None
+        if options.get("dealer") is not None:
+            dealer = np.broadcast_to(np.asarray(options["dealer"]), (self.n_games,))
+            if not np.isin(dealer, (0, 1)).all():
+                raise ValueError(f"dealer must be 0 or 1, got {options['dealer']!r}")
+        return seeds, deck, dealer
 
     def _check_deck(self, deck) -> np.ndarray:
         deck = np.asarray(deck)
@@ -264,7 +273,9 @@ class KoiKoiCore:
         lowest = bits & (~bits + _U64(1))
         return np.bitwise_count(lowest - _U64(1)).astype(np.int64) + offset
 
-    def _check_actions(self, actions: np.ndarray) -> None:
+    def _check_actions(self, actions: np.ndarray, given: np.ndarray) -> None:
+        """Raise for the first illegal action, naming it as ``given`` (before the int64
+        cast, which turns a huge unsigned value into a negative one)."""
         hand_bits, field_bits, deciding = self._legal_bits()
         in_cards = (actions >= 0) & (actions < 96)
         bit = C.CARD_BITS[np.where(in_cards, actions % 48, 0)]
@@ -275,7 +286,7 @@ class KoiKoiCore:
         g = int(np.flatnonzero(~legal)[0])
         allowed = np.flatnonzero(self.legal_action_mask()[g]).tolist()
         raise IllegalActionError(
-            f"game {g}: action {int(actions[g])} ({action_name(int(actions[g]))}) is illegal "
+            f"game {g}: action {int(given[g])} ({action_name(int(given[g]))}) is illegal "
             f"for seat {int(self.mover[g])} in phase {PHASE_NAMES[self.phase[g]]}; legal "
             f"actions: {allowed} ({', '.join(action_name(a) for a in allowed)}). "
             f"No game was changed.")
@@ -283,12 +294,12 @@ class KoiKoiCore:
     # ------------------------------------------------------------------ step
     def step(self, actions) -> StepOutcome:
         """Apply one action per game for its player to move; see the module docstring."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.n_games,) or not np.issubdtype(actions.dtype, np.integer):
+        given = np.asarray(actions)
+        if given.shape != (self.n_games,) or not np.issubdtype(given.dtype, np.integer):
             raise ValueError(f"actions must be {self.n_games} integers (one per game), got "
-                             f"shape {actions.shape} dtype {actions.dtype}")
-        actions = actions.astype(np.int64)
-        self._check_actions(actions)
+                             f"shape {given.shape} dtype {given.dtype}")
+        actions = given.astype(np.int64)
+        self._check_actions(actions, given)
         mover0 = self.mover == 0
         hand = self._mover_hand()
         pile = np.where(mover0, self.piles[:, 0], self.piles[:, 1])

@@ -13,6 +13,7 @@ carried to that episode's first step, so an episode's return is always its match
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,34 @@ def check_unknown(unknown: dict[str, Any], allowed: Iterable[str], where: str) -
                          + ", ".join(sorted(allowed)))
 
 
+def check_number(name: str, value: Any, positive: bool = False) -> float:
+    """A finite float option: NaN or an infinity would silently poison every reward."""
+    kind = "positive number" if positive else "number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a {kind}, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        number = math.inf
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite {kind}, got {value!r}")
+    if positive and number <= 0:
+        raise ValueError(f"{name} must be a {kind}, got {value!r}")
+    return number
+
+
+def check_seed(seed: Any, where: str) -> int | None:
+    """None or an int seed every engine takes (0 .. 2**64 - 1), checked before a reset
+    changes anything, so that a bad seed cannot leave an env half reset."""
+    if seed is None:
+        return None
+    if (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+            or not 0 <= int(seed) < 2**64):
+        raise ValueError(f"{where}: seed must be None or an integer in 0 .. 2**64 - 1, "
+                         f"got {seed!r}")
+    return int(seed)
+
+
 def make_options(rules: RuleSpec = None, rounds: int | None = None,
                  target_score: int | None = None, episode: str = "round",
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
@@ -64,13 +93,9 @@ def make_options(rules: RuleSpec = None, rounds: int | None = None,
     if illegal_action not in ILLEGAL_ACTIONS:
         raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got "
                          f"{illegal_action!r}")
-    for name, value in (("illegal_reward", illegal_reward), ("reward_scale", reward_scale)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{name} must be a number, got {value!r}")
-    if reward_scale <= 0:
-        raise ValueError(f"reward_scale must be positive, got {reward_scale!r}")
-    return EnvOptions(ruleset, episode, illegal_action, float(illegal_reward),
-                      float(reward_scale))
+    return EnvOptions(ruleset, episode, illegal_action,
+                      check_number("illegal_reward", illegal_reward),
+                      check_number("reward_scale", reward_scale, positive=True))
 
 
 @dataclass

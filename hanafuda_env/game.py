@@ -132,10 +132,7 @@ class KoiKoiGame:
         ``dealer`` (0 or 1) and ``deck`` (48 card ids: dealer's hand, other hand, field,
         stock top first).
         """
-        options = dict(options or {})
-        unknown = set(options) - {"dealer", "deck"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
+        deck, dealer = self.check_reset_options(options)
         if game_seed is not None:
             if seed is not None:
                 raise ValueError("give seed or game_seed, not both")
@@ -146,23 +143,34 @@ class KoiKoiGame:
             if seed is None:
                 seed = int(np.random.SeedSequence().generate_state(1)[0])
             gs = game_seed_of(seed)
-        deck = None
-        if options.get("deck") is not None:
-            deck = self._check_deck(options["deck"])
-        dealer = options.get("dealer")
-        if dealer is not None and (np.ndim(dealer) != 0 or dealer not in (0, 1)):
-            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
         # Everything is checked: from here on the state changes.
         self.seed = gs
         self.deal_count = 0
         self.match_score = [0, 0]
         self.points_won = [0, 0]
         self.round_index = 0
-        self.dealer = int(dealer) if dealer is not None else self._coin()
+        self.dealer = dealer if dealer is not None else self._coin()
         rounds: list[dict] = []
         matches: list[dict] = []
         self._deal(rounds, matches, deck)
         return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
+
+    @classmethod
+    def check_reset_options(cls, options: dict | None) -> tuple[list[int] | None, int | None]:
+        """The checked ``deck`` and ``dealer`` of ``reset``'s options (None where not given):
+        envs call this before changing anything, so a rejected reset leaves them as they
+        were."""
+        options = dict(options or {})
+        unknown = set(options) - {"dealer", "deck"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
+        deck = None
+        if options.get("deck") is not None:
+            deck = cls._check_deck(options["deck"])
+        dealer = options.get("dealer")
+        if dealer is not None and (np.ndim(dealer) != 0 or dealer not in (0, 1)):
+            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+        return deck, None if dealer is None else int(dealer)
 
     @staticmethod
     def _check_deck(deck) -> list[int]:

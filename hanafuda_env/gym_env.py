@@ -37,6 +37,7 @@ from .core import NUM_ACTIONS, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
     as_action,
+    check_seed,
     check_unknown,
     make_options,
     mark_rows,
@@ -50,6 +51,8 @@ from .rendering import render_game
 from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
 
 RESET_OPTIONS = ("dealer", "deck", "learner_seat")
+# What reset/step change besides the game and the RNG: saved so a failed call is undone.
+_UNDO_FIELDS = ("seat", "_final", "_carry", "_next_rows", "_next", "_rounds", "_matches")
 
 
 class KoiKoiSingleAgentEnv(gym.Env):
@@ -103,13 +106,28 @@ class KoiKoiSingleAgentEnv(gym.Env):
     # ----------------------------------------------------------------- reset
     def reset(self, *, seed: int | None = None, options: dict | None = None
               ) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        """Start an episode (see the module docstring). A rejected call (bad seed or
+        options, an opponent that errs before the learner's first decision) raises and
+        leaves the env as it was, RNG included."""
+        seed = check_seed(seed, "KoiKoiSingleAgentEnv.reset")
         options = dict(options or {})
         check_unknown({k: v for k, v in options.items() if k not in RESET_OPTIONS},
                       RESET_OPTIONS, "KoiKoiSingleAgentEnv.reset")
         seat = options.pop("learner_seat", self._fixed_seat)
         if seat not in (None, 0, 1):
             raise ValueError(f"learner_seat must be 0, 1 or None, got {seat!r}")
+        KoiKoiGame.check_reset_options(options)
+        saved = self._snapshot()
+        try:
+            return self._reset(seed, options, seat)
+        except BaseException:
+            self._restore(saved)
+            raise
+
+    def _reset(self, seed: int | None, options: dict, seat: int | None
+               ) -> tuple[np.ndarray, dict]:
+        """``reset`` once its arguments are checked."""
+        super().reset(seed=seed)
         self.seat = int(self.np_random.integers(2)) if seat is None else int(seat)
         self._matches = []
         if seed is None and not options and self._next is not None:
@@ -143,9 +161,10 @@ class KoiKoiSingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ step
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The learner's move and the opponent's replies. An opponent that errs (an illegal
+        action, an exception) makes the step raise with the env as it was before it."""
         if self._final is not None:
             raise RuntimeError("the episode is over; call reset() before step()")
-        self._rounds, self._matches = [], []
         act = as_action(action)
         mask = self.game.legal_action_mask()
         if act is None or not (0 <= act < NUM_ACTIONS) or not mask[act]:
@@ -155,11 +174,24 @@ class KoiKoiSingleAgentEnv(gym.Env):
                     f"the learner (seat {self.seat}) cannot take action {action!r} now; legal "
                     f"actions: {legal} ({', '.join(action_name(a) for a in legal)}). The game "
                     f"was not changed.")
+            self._rounds, self._matches = [], []
             self._final = self.game.copy()
             info = self._info()
             info["illegal_action"] = {"action": action, "legal_actions": legal}
             return (encode_game(self._final, self.seat), self.options.illegal_reward, True,
                     False, info)
+        # An opponent's error must not leave the learner's move half applied: undo it all.
+        saved = self._snapshot() if self.opponent is not None else None
+        try:
+            return self._step(act)
+        except BaseException:
+            if saved is not None:
+                self._restore(saved)
+            raise
+
+    def _step(self, act: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """``step`` with a legal learner action: it and the opponent's replies."""
+        self._rounds, self._matches = [], []
         before = self._kept_before(act)
         reward, done = self._apply(act)
         reward += self._carry
@@ -196,6 +228,24 @@ class KoiKoiSingleAgentEnv(gym.Env):
         done = episode == "round" or out.match_over
         return seat_rewards(split.now, self._field)[self.seat], done
 
+    def _snapshot(self) -> tuple:
+        """Everything reset/step may change (lists copied: ``_apply`` extends them), so
+        that :meth:`_restore` can undo a call that failed half way."""
+        rng = self._np_random
+        fields = {name: getattr(self, name) for name in _UNDO_FIELDS}
+        fields = {k: v[:] if isinstance(v, list) else v for k, v in fields.items()}
+        return (self.game.copy(), fields, rng, None if rng is None else rng.bit_generator.state,
+                self._np_random_seed)
+
+    def _restore(self, saved: tuple) -> None:
+        game, fields, rng, rng_state, rng_seed = saved
+        self.game = game
+        for name, value in fields.items():
+            setattr(self, name, value)
+        if rng is not None:
+            rng.bit_generator.state = rng_state
+        self._np_random, self._np_random_seed = rng, rng_seed
+
     def _kept_before(self, action: int) -> KoiKoiGame | None:
         """The state before ``action``, kept only where it may end the episode's round."""
         return self.game.copy() if self.game.may_end_round(action) else None
@@ -214,9 +264,11 @@ class KoiKoiSingleAgentEnv(gym.Env):
                 action = self.opponent(obs, legal)
             checked = as_action(action)
             if checked is None or not (0 <= checked < NUM_ACTIONS) or not mask[checked]:
+                allowed = np.flatnonzero(mask).tolist()
                 raise IllegalActionError(
-                    f"the opponent (seat {seat}) chose illegal action {action!r}; legal "
-                    f"actions: {np.flatnonzero(mask).tolist()}")
+                    f"the opponent (seat {seat}) chose illegal action {action!r}; its legal "
+                    f"actions: {allowed} ({', '.join(action_name(a) for a in allowed)}). "
+                    f"The env was left as before this call.")
             action = checked
         return int(action)
 

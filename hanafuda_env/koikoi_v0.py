@@ -47,6 +47,7 @@ from .core import NUM_ACTIONS, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
     as_action,
+    check_seed,
     check_unknown,
     make_options,
     mark_rows,
@@ -162,7 +163,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     ``rules`` (preset name, dict, YAML path or RuleSet), ``rounds``, ``target_score``,
     ``episode`` ("round" or "match"), ``illegal_action`` ("raise", the default, or
     "penalize": the offender gets ``illegal_reward``, the others 0, and the episode
-    terminates for all, as with PettingZoo's TerminateIllegalWrapper), ``reward``
+    terminates for all, as with PettingZoo's TerminateIllegalWrapper; every
+    ``infos[agent]["illegal_action"]`` names the offender, only the offender's also holds its
+    action and legal actions, which would reveal its hand), ``reward``
     ("points", the default, or "match_win": each round's change in match-win chance, see
     :mod:`hanafuda_env.rewards`), ``round_sigma`` (match_win: one round's margin spread, in
     units of the rules' ``points.extra_card``), ``reward_scale`` (round rewards are
@@ -200,7 +203,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.agents = list(AGENTS)
         self.observation_spaces = {a: observation_space() for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
-        self._seed = seed
+        self._seed = check_seed(seed, "koikoi_v0")  # for the first reset given none
         self._np_random: np.random.Generator | None = None
         self.game = KoiKoiGame(self.options.rules, seed=0)
         self._final: KoiKoiGame | None = None  # the last decision once the episode is over
@@ -231,7 +234,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         (episode "round") or a new match (episode "match"), as the batched env does. A seed,
         an option or an interrupted episode starts a new match: ``options`` are ``dealer``
         (first dealer's seat) and ``deck`` (a 48-card order, see ``KoiKoiCore.reset``); other
-        keys are ignored with a warning (PettingZoo's api_test passes made-up ones)."""
+        keys are ignored with a warning (PettingZoo's api_test passes made-up ones).
+
+        The constructor's ``seed`` serves the first reset given none; any reset that succeeds
+        uses it up. A rejected reset (bad seed or options) changes nothing."""
         game_options = {}
         for key, value in (options or {}).items():
             if key in RESET_OPTIONS:
@@ -239,8 +245,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             else:
                 warnings.warn(f"koikoi_v0.reset ignores option {key!r}; reset options: "
                               f"{', '.join(RESET_OPTIONS)}", stacklevel=2)
-        if seed is None and self._seed is not None:
-            seed, self._seed = self._seed, None
+        seed = check_seed(seed, "koikoi_v0.reset")  # everything that can fail, before any change
+        KoiKoiGame.check_reset_options(game_options)
+        if seed is None:
+            seed = self._seed
+        self._seed = None
         matches: list[dict] = []
         if seed is None and not game_options and self._next is not None:
             rows, self._next = self._next, None  # rounds of this episode already over
@@ -248,7 +257,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         else:
             if seed is not None:
                 self._np_random, _ = seeding.np_random(seed)
-                game_seed = int(seed)
+                game_seed = seed
             else:
                 if self._np_random is None:
                     self._np_random, _ = seeding.np_random()
@@ -352,9 +361,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._accumulate_rewards()
         self._final = self.game.copy()
         self.terminations = {a: True for a in AGENTS}
-        for a in AGENTS:
-            self.infos[a]["illegal_action"] = {"agent": agent, "action": action,
-                                               "legal_actions": legal}
+        for a in AGENTS:  # the others learn who erred, never the offender's options or move
+            self.infos[a]["illegal_action"] = (
+                {"agent": agent, "action": action, "legal_actions": legal} if a == agent
+                else {"agent": agent})
         self._set_masks()
 
     def _set_masks(self) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .env_options import match_boundaries
+from .env_options import check_number, match_boundaries
 from .results import MatchResults, RoundResults
 from .rules import RuleSet
 
@@ -38,8 +38,7 @@ def check_reward(kind: str, sigma: float) -> None:
     if kind not in REWARD_KINDS:
         raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_KINDS))}, "
                          f"got {kind!r}")
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not sigma > 0:
-        raise ValueError(f"round_sigma must be a positive number, got {sigma!r}")
+    check_number("round_sigma", sigma, positive=True)
 
 
 def match_value(margin: float, rounds_left: int, scale: float) -> float:

@@ -40,7 +40,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from .core import NUM_ACTIONS, KoiKoiCore
-from .env_options import EnvOptions, make_options, match_boundaries
+from .env_options import EnvOptions, check_unknown, make_options, match_boundaries
 from .observation import OBS_DIM, encode_observations, observation_bounds
 from .results import END_HAND_YAKU, MatchResults, RoundResults
 from .rewards import DEFAULT_ROUND_SIGMA, check_reward, match_win_rewards
@@ -54,7 +54,13 @@ class KoiKoiVectorEnv:
     def __init__(self, n_envs: int, rules: Any = None, episode: str = "round",
                  seed: int | None = None, rounds: int | None = None,
                  target_score: int | None = None, reward: str = "points",
-                 round_sigma: float = DEFAULT_ROUND_SIGMA):
+                 round_sigma: float = DEFAULT_ROUND_SIGMA, **unknown: Any):
+        check_unknown(unknown, ("n_envs", "rules", "episode", "seed", "rounds", "target_score",
+                                "reward", "round_sigma"), "KoiKoiVectorEnv")
+        if (isinstance(n_envs, (bool, np.bool_)) or not isinstance(n_envs, (int, np.integer))
+                or n_envs < 1):
+            raise ValueError(f"KoiKoiVectorEnv: n_envs must be a positive integer, got "
+                             f"{n_envs!r}")
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode)
         check_reward(reward, round_sigma)
         self.reward, self.round_sigma = reward, float(round_sigma)
@@ -80,15 +86,18 @@ class KoiKoiVectorEnv:
               ) -> tuple[np.ndarray, dict]:
         """New matches in every game. ``seed`` (else the constructor's on the first reset,
         else one drawn from the env's generator) seeds the games as ``KoiKoiCore`` does;
-        ``options`` are the core's (``dealer``, ``deck``)."""
+        ``options`` are the core's (``dealer``, ``deck``). A rejected call (bad seed or
+        options) changes nothing: the constructor's seed still waits for the next reset."""
+        self.core.check_reset(seed, options)  # before anything changes
+        rng = self._rng
         if seed is None and self._first_seed is not None:
-            seed, self._first_seed = self._first_seed, None
+            seed = self._first_seed
         if seed is None:
-            seed = int(self._rng.integers(2**63))
+            seed = int(rng.integers(2**63))
         else:
-            self._first_seed = None
-            self._rng = np.random.default_rng(seed)
+            rng = np.random.default_rng(seed)
         dealt = self.core.reset(seed=seed, options=options)
+        self._first_seed, self._rng = None, rng  # an explicit seed supersedes the first one
         rounds = dealt.rounds
         self._carry[:] = 0
         rewarded = np.zeros(len(rounds), dtype=bool)

@@ -341,7 +341,8 @@ def test_terminal_observation_is_the_last_decision():
 
 
 # ------------------------------------------------------------------------------ options
-@pytest.mark.parametrize("make", [koikoi_v0.env, koikoi_v0.raw_env, KoiKoiSingleAgentEnv])
+@pytest.mark.parametrize("make", [koikoi_v0.env, koikoi_v0.raw_env, KoiKoiSingleAgentEnv,
+                                  lambda **kw: KoiKoiVectorEnv(2, **kw)])
 def test_unknown_option_names_the_key_and_the_allowed_ones(make):
     with pytest.raises(ValueError, match=r"'episodes'.*allowed options:.*episode"):
         make(episodes="match")
