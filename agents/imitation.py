@@ -16,6 +16,7 @@ import torch
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from .networks import CRITIC_INPUT_DIM, ActorCritic, Critic, critic_input, masked_log_probs
+from .networks import minibatches as split
 
 
 def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float,
@@ -74,8 +75,7 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
     stats = {"imitation/policy_loss": 0.0, "imitation/value_loss": 0.0,
              "imitation/accuracy": 0.0}
     for _ in range(epochs):
-        order = torch.randperm(n, generator=generator)
-        for idx in torch.tensor_split(order, minibatches):
+        for idx in split(n, minibatches, generator):
             logits, value = network(flat["obs"][idx], flat["mask"][idx])
             log_probs = masked_log_probs(logits)
             target = flat["action"][idx]

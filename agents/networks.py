@@ -122,6 +122,14 @@ class Critic(nn.Module):
         return self.body(critic_obs).squeeze(-1)
 
 
+def minibatches(n: int, n_minibatches: int, generator: torch.Generator) -> list[torch.Tensor]:
+    """A random split of ``n`` samples into up to ``n_minibatches`` parts of at least two
+    (one sample has no spread: normalising its advantage would give NaN); none if n < 2."""
+    order = torch.randperm(n, generator=generator)
+    parts = min(n_minibatches, n // 2)
+    return list(torch.tensor_split(order, parts)) if parts else []
+
+
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(logits, dim=-1)
 

@@ -47,9 +47,10 @@ from .networks import (
     critic_input,
     masked_entropy,
     masked_log_probs,
+    minibatches,
     sample_actions,
 )
-from .policy import PolicyAgent, load_checkpoint, save_checkpoint
+from .policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
 from .ppo_config import RESUMABLE_KEYS, ConfigError, PPOConfig, resume_config
 from .selfplay import SELF, OpponentPool
 
@@ -63,16 +64,23 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
     ``rewards`` (T, B, 2) arrive after step t's action; ``seats`` (T, B) is who decided at t;
     ``dones`` (T, B) marks the step that ended an episode; ``last_values`` (B, 2) bootstraps
     each seat's stream after the last step. A seat's rewards since its previous decision are
-    credited to that decision.
+    credited to that decision; rewards of an episode that came before a seat's first decision
+    in it (a hand-yaku round at a match's deal, paid with its first step) to that first one.
     """
     steps, n = seats.shape
     games = np.arange(n)
     next_value = last_values.astype(np.float32).copy()
     next_adv = np.zeros((n, 2), dtype=np.float32)
     carry = np.zeros((n, 2), dtype=np.float32)
+    first = np.full((n, 2), -1)  # each seat's earliest decision seen so far in its episode
     advantages = np.zeros((steps, n), dtype=np.float32)
     for t in reversed(range(steps)):
         ended = dones[t]
+        early = ended[:, None] & (carry != 0) & (first >= 0)  # the next episode's, unclaimed
+        if early.any():
+            g, s = np.nonzero(early)
+            advantages[first[g, s], g] += carry[g, s]
+        first[ended] = -1
         next_value[ended] = 0.0
         next_adv[ended] = 0.0
         carry[ended] = 0.0
@@ -85,13 +93,16 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
         advantages[t] = adv
         next_value[games, seat] = values[t]
         next_adv[games, seat] = adv
+        first[games, seat] = t
     return advantages
 
 
 class Trainer:
     """State of one run: env, network, optimizer, pool, RNGs, logging."""
 
-    def __init__(self, cfg: PPOConfig, run_dir: str | Path):
+    def __init__(self, cfg: PPOConfig, run_dir: str | Path, resuming: bool = False):
+        """``resuming``: the weights will come from the run's checkpoint (``restore``), so
+        ``init_checkpoint`` is not read (it may be gone)."""
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         torch.set_num_threads(cfg.torch_threads)
@@ -102,7 +113,7 @@ class Trainer:
         if cfg.card_features:
             self.net_kwargs["card_features"] = True
         self.network = ActorCritic(**self.net_kwargs)
-        if cfg.init_checkpoint is not None:
+        if cfg.init_checkpoint is not None and not resuming:
             self._load_initial_weights(cfg.init_checkpoint)
         self.critic = (Critic(CRITIC_INPUT_DIM, cfg.hidden, cfg.layers)
                        if cfg.critic == "privileged" else None)
@@ -128,7 +139,10 @@ class Trainer:
         self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
 
     def _load_initial_weights(self, path: str) -> None:
-        payload = load_checkpoint(path)
+        try:
+            payload = load_checkpoint(path)
+        except CheckpointError as error:
+            raise ConfigError(f"init_checkpoint: {error}") from None
         if payload["network"] != self.net_kwargs:
             raise ConfigError(f"init_checkpoint {path!r} holds a network {payload['network']}, "
                               f"but the config asks for {self.net_kwargs}")
@@ -238,9 +252,10 @@ class Trainer:
                 for k, v in buf.items() if k not in ("reward", "done", "seat", "train")}
         n = len(flat["action"])
         clipfracs, approx_kl = [], torch.zeros(())
+        nan = torch.tensor(float("nan"))  # the losses of an update with under two samples
+        pg_loss = v_loss = entropy = nan
         for _ in range(cfg.update_epochs):
-            order = torch.randperm(n, generator=self.torch_rng)
-            for idx in torch.tensor_split(order, cfg.n_minibatches):
+            for idx in minibatches(n, cfg.n_minibatches, self.torch_rng):
                 mask = flat["mask"][idx]
                 logits, value = self.network(flat["obs"][idx], mask)
                 if self.critic is not None:
@@ -274,12 +289,12 @@ class Trainer:
             if cfg.target_kl is not None and approx_kl > cfg.target_kl:
                 break
         values, returns = flat["value"].numpy(), flat["return"].numpy()
-        var = np.var(returns)
+        var = np.var(returns) if n else 0.0
         explained = float("nan") if var == 0 else float(1 - np.var(returns - values) / var)
         self.update += 1
         return {"losses/policy_loss": pg_loss.item(), "losses/value_loss": v_loss.item(),
                 "losses/entropy": entropy.mean().item(), "losses/approx_kl": approx_kl.item(),
-                "losses/clipfrac": float(np.mean(clipfracs)),
+                "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
                 "losses/explained_variance": explained,
                 "charts/learning_rate": self.optimizer.param_groups[0]["lr"]}
 
@@ -393,7 +408,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         # The saved config rules; of ``cfg`` only the keys that may change are taken.
         cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
                                       if k in RESUMABLE_KEYS})
-        trainer = Trainer(cfg, run_dir)
+        trainer = Trainer(cfg, run_dir, resuming=True)
         trainer.restore(payload)
         if trainer.update >= trainer.n_updates:
             raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "

@@ -7,7 +7,6 @@ fails here, with the allowed ones named, before any env or network is built.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,15 +90,19 @@ class PPOConfig:
             check_reward(self.reward, self.round_sigma)
         except ValueError as error:
             raise ConfigError(str(error)) from None
-        if self.init_checkpoint is not None and not os.path.isfile(self.init_checkpoint):
-            raise ConfigError(f"init_checkpoint {self.init_checkpoint!r} is not an existing "
-                              "checkpoint file")
+        if self.init_checkpoint is not None and not isinstance(self.init_checkpoint, str):
+            raise ConfigError(f"init_checkpoint must be a checkpoint path or null, got "
+                              f"{self.init_checkpoint!r}")
         for name in ("total_decisions", "n_envs", "n_steps", "update_epochs", "n_minibatches",
                      "hidden", "layers", "snapshot_interval", "checkpoint_interval",
                      "torch_threads"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be a positive integer, got "
                                   f"{getattr(self, name)!r}")
+        if self.n_envs * self.n_steps < 2 * self.n_minibatches:
+            raise ConfigError(f"n_envs * n_steps ({self.n_envs * self.n_steps}) must be at least "
+                              f"2 * n_minibatches ({2 * self.n_minibatches}): a minibatch needs "
+                              "two samples")
         for name in ("max_snapshots", "warmstart_epochs", "eval_matches"):
             _check_number(name, getattr(self, name), low=1, integer=True)
         _check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)

@@ -9,7 +9,9 @@ learner's score against that opponent (exponential average) and both Elo ratings
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ import numpy as np
 from hanafuda_env.rules import RuleSet
 
 from .networks import ActorCritic
-from .policy import PolicyAgent
+from .policy import PolicyAgent, load_checkpoint, network_from_payload
 
 SELF = -1  # the environment plays the current learner on both seats
 ELO_START, ELO_K = 1000.0, 16.0
@@ -27,7 +29,9 @@ ELO_START, ELO_K = 1000.0, 16.0
 class PoolEntry:
     name: str
     kind: str  # "baseline" or "snapshot"
-    state: dict[str, Any] | None = None  # network weights of a snapshot
+    # network weights of a snapshot; for a baseline given as a checkpoint file, the file's
+    # "model" and "network", read once (a resumed run plays them even if the file changed)
+    state: dict[str, Any] | None = None
     score: float = 0.5  # the learner's recent result against it: 1 win, 0.5 draw, 0 loss
     rounds: int = 0
     elo: float = ELO_START
@@ -70,7 +74,13 @@ class OpponentPool:
         """The playing agent of entry ``index``, built once."""
         if index not in self._agents:
             entry = self.entries[index]
-            if entry.kind == "baseline":
+            if entry.kind == "baseline" and entry.state is None and os.path.isfile(entry.name):
+                payload = load_checkpoint(entry.name)
+                entry.state = {"model": payload["model"], "network": payload["network"]}
+            if entry.kind == "baseline" and entry.state is not None:
+                self._agents[index] = PolicyAgent(network_from_payload(entry.state),
+                                                  name=Path(entry.name).stem)
+            elif entry.kind == "baseline":
                 from .registry import make_agent
 
                 self._agents[index] = make_agent(entry.name, self.rules)

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents.networks import ActorCritic, masked_entropy, masked_log_probs, sample_actions
+from agents.networks import (
+    ActorCritic,
+    masked_entropy,
+    masked_log_probs,
+    minibatches,
+    sample_actions,
+)
 from agents.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
 from agents.ppo import compute_gae
 from agents.ppo_config import ConfigError, PPOConfig
@@ -41,6 +47,19 @@ def test_gae_does_not_leak_across_episodes_and_bootstraps() -> None:
     assert adv[0, 0] == pytest.approx(2.0 - 1.0)
     # seat 1 never decided in the first episode, so its -2 is credited to nobody later
     assert adv[2, 0] != pytest.approx(7.0 - 2.0)
+
+
+def test_gae_credits_rewards_paid_before_a_seats_first_decision_to_that_decision() -> None:
+    """A match episode ends at step 0; the next match's first round ends at its deal
+    (a hand yaku: +6 for seat 0), paid with step 1, seat 0's first move. Seat 1 first
+    decides at step 2: its -6 is part of its episode's return."""
+    seats = np.array([[1], [0], [1], [0]])
+    rewards = np.zeros((4, 1, 2), dtype=np.float32)
+    rewards[1, 0] = [6.0, -6.0]
+    dones = np.array([[True], [False], [False], [False]])
+    values = np.zeros((4, 1), dtype=np.float32)
+    adv = compute_gae(rewards, dones, seats, values, np.zeros((1, 2)), gamma=1.0, lam=1.0)
+    assert adv[:, 0].tolist() == [0.0, 6.0, -6.0, 0.0]
 
 
 def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:
@@ -191,3 +210,27 @@ def test_card_feature_networks_save_load_and_play(tmp_path) -> None:
     assert info["action_mask"][np.arange(8), actions].all()
     with pytest.raises(ConfigError, match="card_features must be true or false"):
         PPOConfig(card_features="yes")
+
+
+def test_minibatches_never_hold_a_single_sample() -> None:
+    generator = torch.Generator().manual_seed(0)
+    for n, wanted in [(0, 4), (1, 4), (3, 4), (5, 5), (8, 4), (1000, 4)]:
+        parts = minibatches(n, wanted, generator)
+        assert all(len(p) >= 2 for p in parts) and len(parts) <= wanted
+        covered = sorted(torch.cat(parts).tolist()) if parts else []
+        assert covered == (list(range(n)) if n >= 2 else [])
+
+
+def test_tiny_batches_train_without_nan(tmp_path) -> None:
+    """A rollout with fewer learner decisions than minibatches once filled the weights with
+    NaN (one-sample advantage normalisation); and such configs are refused up front."""
+    from agents.ppo import train as run_training
+
+    with pytest.raises(ConfigError, match="a minibatch needs two samples"):
+        PPOConfig(n_envs=1, n_steps=3, n_minibatches=4)
+    cfg = PPOConfig(n_envs=1, n_steps=4, n_minibatches=2, hidden=16, layers=1,
+                    total_decisions=12, baselines=["random"], self_play_fraction=0.0,
+                    warmstart_decisions=8, eval_interval=0, progress_bar=False)
+    run_training(cfg, run_dir=tmp_path / "run")
+    model = load_checkpoint(tmp_path / "run" / "checkpoints" / "latest.pt")["model"]
+    assert all(torch.isfinite(t).all() for t in model.values())

@@ -191,7 +191,7 @@ def test_match_episodes_train_and_record_match_results(tmp_path) -> None:
     ({"reward": "wins"}, "'points', 'match_win'"),
     ({"round_sigma": -1}, "round_sigma must be"),
     ({"critic": "oracle"}, "'shared', 'privileged'"),
-    ({"init_checkpoint": "no/such/file.pt"}, "not an existing checkpoint"),
+    ({"init_checkpoint": 5}, "init_checkpoint must be a checkpoint path"),
 ])
 def test_config_values_are_checked_up_front(override, message) -> None:
     with pytest.raises(ValueError, match=message):
@@ -332,3 +332,31 @@ def test_resuming_an_older_checkpoint_hides_the_lost_tail_in_tensorboard(tmp_pat
     accumulator.Reload()
     steps = [event.step for event in accumulator.Scalars("charts/SPS")]
     assert steps == [1024, 2048, 3072, 4096]
+
+
+def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path, capsys
+                                                                        ) -> None:
+    """Resume reads only the run folder: init_checkpoint may be gone, and a pool opponent
+    given as a checkpoint plays the weights it had when the run started."""
+    run_training(_smoke(), run_dir=tmp_path / "first")
+    start = tmp_path / "start.pt"
+    start.write_bytes((tmp_path / "first" / "checkpoints" / "latest.pt").read_bytes())
+    rival = tmp_path / "rival.pt"
+    rival.write_bytes(start.read_bytes())
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "gone"),
+                       "init_checkpoint=" + str(tmp_path / "nothing.pt")]) == 2
+    assert "init_checkpoint: checkpoint" in capsys.readouterr().err
+    assert not (tmp_path / "gone").exists()
+    cfg = _smoke(init_checkpoint=str(start), baselines=[str(rival)], total_decisions=3072)
+    run_training(cfg, run_dir=tmp_path / "straight")
+    run_training(cfg, run_dir=tmp_path / "split", stop_after=1)
+    start.unlink()
+    from agents.policy import save_checkpoint
+
+    changed = load_checkpoint(rival)  # the rival's file changes under the run
+    changed["model"] = {k: v + 1.0 for k, v in changed["model"].items()}
+    save_checkpoint(rival, {"model": changed["model"], "network": changed["network"]})
+    run_training(cfg, resume=tmp_path / "split")
+    a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")["model"]
+    b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")["model"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
