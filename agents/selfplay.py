@@ -2,8 +2,9 @@
 
 Opponents are drawn by prioritized fictitious self-play: an opponent the learner beats
 less often is drawn more often (weight ``(1 - score) ** power``), so the learner keeps
-meeting opponents it does not yet beat. Every finished training round updates the
-learner's score against that opponent (exponential average) and both Elo ratings.
+meeting opponents it does not yet beat. Every finished training episode (a round, or a
+whole match with ``episode: match``) updates the learner's score against that opponent
+(exponential average) and both Elo ratings.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class OpponentPool:
         return np.where(rng.random(n) < self_play_fraction, SELF, picks)
 
     def record(self, index: int, learner_rewards: np.ndarray) -> None:
-        """Update score and Elo from finished rounds (learner's points, one per round)."""
+        """Update score and Elo from finished episodes (the learner's return, one each)."""
         entry = self.entries[index]
         for points in np.asarray(learner_rewards).ravel():
             outcome = 1.0 if points > 0 else 0.0 if points < 0 else 0.5
