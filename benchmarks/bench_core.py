@@ -70,7 +70,7 @@ def main() -> None:
         print(f"{'ref':>6} {ref[0]:>14,.0f} {ref[1]:>12,.0f}   (plain single-game reference)")
         top = max(args.batches)
         print(f"speed-up of batch {top} over the reference: "
-              f"{results[top][0] / ref[0]:,.0f}x decisions/s")
+              f"{results[top][0] / ref[0]:,.2f}x decisions/s")
 
 
 if __name__ == "__main__":
