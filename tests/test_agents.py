@@ -14,7 +14,15 @@ import pytest
 from agents.base import AgentLike, decode
 from agents.baselines import GreedyAgent, RandomAgent
 from agents.card_model import ROW_OF_CARD, card_chances, chance_table, month_nibbles
-from agents.evaluation import fit_elo, play_matches, round_robin, wilson_interval
+from agents.evaluation import (
+    Z95,
+    fit_elo,
+    mean_interval,
+    play_matches,
+    round_robin,
+    t_quantile,
+    wilson_interval,
+)
 from agents.expert import ExpertAgent, count_tails
 from agents.registry import BASELINES, make_agent
 from hanafuda_env import cards as C
@@ -431,6 +439,16 @@ def test_wilson_interval_matches_known_values():
     assert w["value"] == 0.8
     assert w["low"] == pytest.approx(0.490, abs=1e-3) and w["high"] == pytest.approx(0.943,
                                                                                       abs=1e-3)
+
+
+def test_mean_interval_is_a_t_interval_and_has_none_for_one_value():
+    # 1, 2, 3, 4: mean 2.5, sd 1.291; t(0.975, 3) = 3.182 -> half-width 2.054
+    m = mean_interval(np.array([1.0, 2.0, 3.0, 4.0]))
+    assert m["mean"] == 2.5 and m["high"] - m["mean"] == pytest.approx(2.054, rel=0.01)
+    for df, exact in [(1, 12.706), (2, 4.303), (7, 2.365), (30, 2.042), (1000, 1.962)]:
+        assert t_quantile(Z95, df) == pytest.approx(exact, rel=0.01 if df >= 3 else 1e-4)
+    one = mean_interval(np.array([5.0]))
+    assert one["mean"] == 5.0 and np.isnan(one["low"]) and np.isnan(one["high"])
 
 
 def test_elo_orders_a_synthetic_league_and_recovers_a_known_gap():
