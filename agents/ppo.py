@@ -65,7 +65,8 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
     ``dones`` (T, B) marks the step that ended an episode; ``last_values`` (B, 2) bootstraps
     each seat's stream after the last step. A seat's rewards since its previous decision are
     credited to that decision; rewards of an episode that came before a seat's first decision
-    in it (a hand-yaku round at a match's deal, paid with its first step) to that first one.
+    in it (a hand-yaku round at a match's deal, paid with its first step) to that first one,
+    when both lie in this rollout (else the reward is lost: rare, and action-independent).
     """
     steps, n = seats.shape
     games = np.arange(n)
@@ -124,6 +125,8 @@ class Trainer:
         self.torch_rng = torch.Generator().manual_seed(cfg.seed)
         self.pool = OpponentPool(self.rules, list(cfg.baselines), self.net_kwargs,
                                  cfg.max_snapshots, cfg.pfsp_power)
+        if not resuming:  # a resumed pool has their weights in its state
+            self.pool.read_checkpoint_opponents()
         self.batch_steps = cfg.n_envs * cfg.n_steps
         self.n_updates = max(1, cfg.total_decisions // self.batch_steps)
         self.update = 0
@@ -421,9 +424,13 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
         {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
         sort_keys=False, allow_unicode=True))
-    # a resumed run hides events logged after its checkpoint (an interrupted run's tail)
-    writer = SummaryWriter(str(run_dir),
-                           purge_step=trainer.global_step + 1 if resume is not None else None)
+    # A resumed run hides events logged after its checkpoint (an interrupted run's tail).
+    # TensorBoard purges every tag, and the warm start's curves share the step axis, so an
+    # early resume that would hide part of them keeps the tail instead.
+    warm_steps = (0 if cfg.init_checkpoint is not None else
+                  -(-cfg.warmstart_decisions // trainer.batch_steps) * trainer.batch_steps)
+    purge = resume is not None and trainer.global_step >= warm_steps
+    writer = SummaryWriter(str(run_dir), purge_step=trainer.global_step + 1 if purge else None)
     if not trainer.warm_started:
         from .imitation import warm_start
 
@@ -476,7 +483,8 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
     if run_dir is not None:
         run_dir = Path(run_dir)
         if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-            raise ConfigError(f"run folder {str(run_dir)!r} is not empty; pick a new --run-dir, "
+            raise ConfigError(f"run folder {str(run_dir)!r} exists and is not an empty folder; "
+                              "pick a new --run-dir, "
                               f"or continue that run with --resume {run_dir}")
         run_dir.mkdir(parents=True, exist_ok=True)
         return run_dir

@@ -7,7 +7,7 @@ fails here, with the allowed ones named, before any env or network is built.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +16,10 @@ import yaml
 from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, check_reward
 from hanafuda_env.rules import resolve_rules
 
+from .base import MAX_SEED
 from .policy import CheckpointError, load_checkpoint
 
 CRITICS = ("shared", "privileged")
-MAX_SEED = 2**32 - 1  # derived seeds (seed * 100_003 + update, …) stay within torch's range
 
 
 class ConfigError(ValueError):
@@ -77,7 +77,11 @@ class PPOConfig:
     log_dir: str = "runs"
     progress_bar: bool = True
 
-    def __post_init__(self) -> None:
+    # Resume passes False: the pool's checkpoint opponents and the warm-start teacher are
+    # already in the run's checkpoint, their files are not needed (not a config key).
+    check_pool_files: InitVar[bool] = True
+
+    def __post_init__(self, check_pool_files: bool) -> None:
         if self.episode not in ("round", "match"):
             raise ConfigError(f"episode must be 'round' or 'match', got {self.episode!r}")
         for name in ("anneal_lr", "clip_vloss", "card_features", "progress_bar"):
@@ -123,8 +127,8 @@ class PPOConfig:
             if not isinstance(names, list):
                 raise ConfigError(f"{name} must be a list of agent names, got {names!r}")
             for agent in names:
-                _check_agent(name, agent)
-        _check_agent("warmstart_teacher", self.warmstart_teacher)
+                _check_agent(name, agent, files=check_pool_files or name == "eval_opponents")
+        _check_agent("warmstart_teacher", self.warmstart_teacher, files=check_pool_files)
         if self.best_opponent is not None and (self.best_opponent not in self.eval_opponents
                                                or not self.eval_interval):
             raise ConfigError(f"best_opponent must be one of eval_opponents "
@@ -133,13 +137,13 @@ class PPOConfig:
         resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
 
     @classmethod
-    def from_dict(cls, spec: dict[str, Any]) -> PPOConfig:
+    def from_dict(cls, spec: dict[str, Any], check_pool_files: bool = True) -> PPOConfig:
         allowed = [f.name for f in dataclasses.fields(cls)]
         unknown = [k for k in spec if k not in allowed]
         if unknown:
             raise ConfigError(f"unknown config key(s) {unknown}; allowed keys: "
                               + ", ".join(allowed))
-        return cls(**spec)
+        return cls(**spec, check_pool_files=check_pool_files)
 
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] = ()) -> PPOConfig:
@@ -183,10 +187,11 @@ def _check_number(name: str, value: Any, low: float, high: float | None = None,
                           f"{bounds}, got {value!r}")
 
 
-def _check_agent(key: str, spec: Any) -> None:
+def _check_agent(key: str, spec: Any, files: bool = True) -> None:
+    """A baseline name or (``files``: an existing) checkpoint path."""
     from .registry import BASELINES
 
-    if not isinstance(spec, str) or (spec.strip().lower() not in BASELINES
+    if not isinstance(spec, str) or (files and spec.strip().lower() not in BASELINES
                                      and not Path(spec).is_file()):
         raise ConfigError(f"{key}: {spec!r} is neither a baseline ({', '.join(BASELINES)}) "
                           f"nor an existing checkpoint file")
@@ -206,8 +211,10 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
     if "config" not in payload or "rules" not in payload:
         raise CheckpointError(f"{str(path)!r} is a policy checkpoint (weights only), not a "
                               "training run's state; --resume needs a run folder train.py wrote")
-    saved = PPOConfig.from_dict({**payload["config"], "rules": payload["rules"]})
-    PPOConfig.from_dict({**dataclasses.asdict(saved), **changes})  # unknown keys, bad values
+    # the warm-start teacher's file is needed only if the warm start has not finished
+    spec = {**payload["config"], "rules": payload["rules"]}
+    saved = PPOConfig.from_dict(spec, check_pool_files=not payload.get("warm_started", True))
+    resumed = PPOConfig.from_dict({**spec, **changes}, check_pool_files=False)  # keys, values
 
     def same(key: str, value: Any) -> bool:
         if key == "rules":
@@ -218,4 +225,4 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
     if fixed:
         raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE_KEYS)} "
                           f"may change, not {fixed}")
-    return dataclasses.replace(saved, **changes)
+    return resumed

@@ -71,6 +71,13 @@ class OpponentPool:
             self.entries.append(entry)
         self._snapshots_made += 1
 
+    def read_checkpoint_opponents(self) -> None:
+        """Load the baselines given as checkpoint files now: a bad file fails at the start of
+        a run, and what the run plays is what the file held then."""
+        for index, entry in enumerate(self.entries):
+            if entry.kind == "baseline" and os.path.isfile(entry.name):
+                self.agent(index)
+
     def agent(self, index: int):
         """The playing agent of entry ``index``, built once."""
         if index not in self._agents:

@@ -221,7 +221,7 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
     (run_dir / "notes.txt").write_text("mine")
     assert train.main(["--config", str(SMOKE), "--run-dir", str(run_dir)]) == 2
     err = capsys.readouterr().err
-    assert "not empty" in err and f"--resume {run_dir}" in err
+    assert "is not an empty folder" in err and f"--resume {run_dir}" in err
     assert sorted(p.name for p in run_dir.iterdir()) == ["notes.txt"]
     # default names: two runs started in the same second get folders of their own
     from agents.ppo import claim_run_dir
@@ -322,7 +322,7 @@ def test_resuming_an_older_checkpoint_hides_the_lost_tail_in_tensorboard(tmp_pat
     TensorBoard must show each step once."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    cfg = _smoke(total_decisions=4096, checkpoint_interval=2)
+    cfg = _smoke(total_decisions=4096, checkpoint_interval=2, warmstart_decisions=2048)
     run_dir = tmp_path / "run"
     run_training(cfg, run_dir=run_dir, stop_after=3)
     folder = run_dir / "checkpoints"
@@ -332,6 +332,8 @@ def test_resuming_an_older_checkpoint_hides_the_lost_tail_in_tensorboard(tmp_pat
     accumulator.Reload()
     steps = [event.step for event in accumulator.Scalars("charts/SPS")]
     assert steps == [1024, 2048, 3072, 4096]
+    # the warm start's curve, on the same step axis, survives
+    assert [e.step for e in accumulator.Scalars("imitation/accuracy")] == [1024, 2048]
 
 
 def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path, capsys
@@ -356,7 +358,23 @@ def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path,
     changed = load_checkpoint(rival)  # the rival's file changes under the run
     changed["model"] = {k: v + 1.0 for k, v in changed["model"].items()}
     save_checkpoint(rival, {"model": changed["model"], "network": changed["network"]})
-    run_training(cfg, resume=tmp_path / "split")
+    run_training(cfg, resume=tmp_path / "split", stop_after=1)
+    rival.unlink()  # ... and then goes away
+    assert train.main(["--resume", str(tmp_path / "split")]) == 0
     a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")["model"]
     b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")["model"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_bad_opponent_checkpoint_fails_before_the_run_folder_is_made(tmp_path, capsys
+                                                                        ) -> None:
+    from agents.networks import ActorCritic
+    from agents.policy import save_checkpoint
+
+    bad = tmp_path / "bad.pt"
+    save_checkpoint(bad, {"model": ActorCritic(obs_dim=100, hidden=8, layers=1).state_dict(),
+                          "network": {"obs_dim": 100, "hidden": 8, "layers": 1}})
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "run"),
+                       f"baselines=[random, {bad}]"]) == 2
+    assert "obs_dim=303" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
