@@ -19,9 +19,9 @@ import sys
 import time
 from typing import Any
 
+from agents.base import MAX_SEED
 from agents.evaluation import play_matches, round_robin
 from agents.files import atomic_write_json
-from agents.ppo_config import MAX_SEED
 from agents.registry import BASELINES, make_agent
 from hanafuda_env.rules import RuleError, resolve_rules
 

@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seat", type=int, choices=(0, 1), default=0)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
-    from agents.ppo_config import MAX_SEED
+    from agents.base import MAX_SEED
     from agents.registry import make_agent
 
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:

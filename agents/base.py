@@ -27,6 +27,10 @@ from hanafuda_env.core import HAND_SIZE, NUM_ACTIONS, STOCK_SIZE
 from hanafuda_env.observation import BLOCK, OBS_DIM, SCALAR_INDEX, score_unit
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 
+# Seeds users give (configs, CLIs): derived seeds (seed * 100_003 + update, …) stay in torch's
+# range.
+MAX_SEED = 2**32 - 1
+
 
 @runtime_checkable
 class AgentLike(Protocol):
