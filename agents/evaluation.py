@@ -45,9 +45,10 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> dict[str, float
 
 
 def t_quantile(z: float, df: int) -> float:
-    """Student's t quantile matching the normal quantile ``z`` (Cornish-Fisher expansion;
-    within 1 % of the exact value from 3 degrees of freedom, exact for 1 and 2 at 95 %)."""
-    if z == Z95 and df <= 2:
+    """Student's t quantile matching the normal quantile ``z`` (Cornish-Fisher expansion).
+    At 95 % (``Z95``, what the reports use) it is exact for 1 and 2 degrees of freedom and
+    within 1 % from 3; other levels are rougher at few degrees of freedom."""
+    if math.isclose(z, Z95) and df <= 2:
         return (12.706204736, 4.302652730)[df - 1]
     return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
             + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))

@@ -7,6 +7,7 @@ the new content is complete.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -34,4 +35,17 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_write_json(path: str | Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, default=float) + "\n")
+    """Standard JSON: NumPy numbers as numbers, NaN and infinities (an interval from one
+    match, say) as null."""
+    plain = json.loads(json.dumps(data, default=float))
+    atomic_write_text(path, json.dumps(_finite(plain), indent=2, allow_nan=False) + "\n")
+
+
+def _finite(tree: Any) -> Any:
+    if isinstance(tree, dict):
+        return {k: _finite(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_finite(v) for v in tree]
+    if isinstance(tree, float) and not math.isfinite(tree):
+        return None
+    return tree

@@ -16,7 +16,7 @@ import torch
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from .networks import CRITIC_INPUT_DIM, ActorCritic, Critic, critic_input, masked_log_probs
-from .networks import minibatches as split
+from .networks import minibatches as split_minibatches
 
 
 def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float,
@@ -72,10 +72,11 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
     flat = {k: torch.as_tensor(data[k].reshape(-1, *data[k].shape[2:])[keep]) for k in keys}
     params = [p for group in optimizer.param_groups for p in group["params"]]
     n = len(flat["action"])
-    stats = {"imitation/policy_loss": 0.0, "imitation/value_loss": 0.0,
-             "imitation/accuracy": 0.0}
+    nan = float("nan")  # what a batch with under two finished decisions reports
+    stats = {"imitation/policy_loss": nan, "imitation/value_loss": nan,
+             "imitation/accuracy": nan}
     for _ in range(epochs):
-        for idx in split(n, minibatches, generator):
+        for idx in split_minibatches(n, minibatches, generator):
             logits, value = network(flat["obs"][idx], flat["mask"][idx])
             log_probs = masked_log_probs(logits)
             target = flat["action"][idx]

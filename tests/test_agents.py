@@ -527,6 +527,15 @@ def test_evaluate_cli_head_to_head_and_league_write_json(tmp_path):
     assert set(league["elo"]) == {"random", "greedy"} and league["elo"]["random"] == 1000.0
 
 
+def test_evaluate_cli_json_stays_standard_for_a_single_match(tmp_path):
+    """One match has no points interval: its bounds are null, not NaN (invalid JSON)."""
+    out = tmp_path / "one.json"
+    done = run_cli("greedy", "random", "--matches", "1", "--rounds", "1", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text(), parse_constant=lambda name: pytest.fail(name))
+    assert result["points_per_match"]["low"] is None and result["matches"] == 1
+
+
 def test_evaluate_cli_reports_bad_agents_and_arguments():
     done = run_cli("greedy", "nobody")
     assert done.returncode == 2 and "random, greedy, expert" in done.stderr
