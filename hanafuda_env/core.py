@@ -140,8 +140,9 @@ class KoiKoiCore:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
         seeds = None
         if seed is not None and np.ndim(seed) == 0:
-            if not 0 <= int(seed) < 2**64:
-                raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, got {seed}")
+            if (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                    or not 0 <= int(seed) < 2**64):
+                raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, got {seed!r}")
             seeds = game_seeds(int(seed), self.n_games)
         elif seed is not None:
             seeds = np.asarray(seed, dtype=_U64).reshape(-1)

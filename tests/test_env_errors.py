@@ -228,6 +228,9 @@ def test_seed_options_are_checked():
             koikoi_v0.raw_env(seed=seed)
         with pytest.raises(ValueError, match="seed must be None or an integer"):
             KoiKoiSingleAgentEnv().reset(seed=seed)
+        for make in (KoiKoiCore, KoiKoiVectorEnv):
+            with pytest.raises(ValueError, match="seed must be an integer"):
+                make(2, seed=seed)
 
 
 # ------------------------------------------------------------------------ illegal actions
