@@ -414,6 +414,12 @@ def estimate_decision_value(snapshot: KoiKoiCore | DecisionPoints, policy: Agent
     return DecisionValues(mode, horizon, k, points, match)
 
 
+def world_seed(seed: int, point: int) -> int:
+    """The seed of one decision point's worlds: values then do not depend on how the points
+    are chunked (``max_batch``)."""
+    return int(np.random.SeedSequence([seed, point]).generate_state(1)[0])
+
+
 def rollout_worlds(core: KoiKoiCore, games: np.ndarray, copies: int, mode: str = "resampled",
                    seed: int = 0) -> KoiKoiCore:
     """``copies`` forks of each chosen game (game-major) with the later rounds' deals drawn
@@ -435,8 +441,9 @@ def _rollout_chunk(core: KoiKoiCore, games: np.ndarray, policy: AgentLike,
                    opponent: AgentLike | None, k: int, mode: str, seed: int, horizon: str
                    ) -> tuple[np.ndarray, np.ndarray]:
     n = len(games)
-    chunk_seed = int(np.random.SeedSequence([seed, int(games[0])]).generate_state(1)[0])
-    worlds = rollout_worlds(core, games, k, mode, chunk_seed)
+    parts = [rollout_worlds(core, games[i:i + 1], k, mode, world_seed(seed, int(g)))
+             for i, g in enumerate(games)]
+    worlds = parts[0] if n == 1 else stack_cores(parts)
     decider = worlds.mover.astype(np.int64)
     nk = n * k
     branches = worlds.fork(np.concatenate([np.arange(nk), np.arange(nk)]))  # pairs share all

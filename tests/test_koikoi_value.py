@@ -221,6 +221,16 @@ def test_intervals_shrink_with_more_rollouts(points: DecisionPoints) -> None:
     assert ci[1, 0] < 2.0 < ci[1, 1]
 
 
+def test_values_do_not_depend_on_chunking(points: DecisionPoints) -> None:
+    """Each point's worlds come from the seed and the point alone (a deterministic policy
+    then gives identical values whatever ``max_batch`` is)."""
+    sub = points.subset(np.arange(12))
+    small, large = (estimate_decision_value(sub, FirstLegal(), n_rollouts=4, seed=9,
+                                            horizon="round", max_batch=size)
+                    for size in (8, 10**6))  # one point per chunk vs all at once
+    np.testing.assert_array_equal(small.samples_points, large.samples_points)
+
+
 def test_regret_and_summaries(points: DecisionPoints) -> None:
     sub = points.subset(np.arange(16))
     v = estimate_decision_value(sub, RandomPolicy(1), n_rollouts=6, seed=4, horizon="match",
