@@ -211,9 +211,10 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
     if "config" not in payload or "rules" not in payload:
         raise CheckpointError(f"{str(path)!r} is a policy checkpoint (weights only), not a "
                               "training run's state; --resume needs a run folder train.py wrote")
-    # the warm-start teacher's file is needed only if the warm start has not finished
+    # Checkpoints are written after the warm start, and the pool's checkpoint opponents are
+    # in the pool state: only eval_opponents' files are read again.
     spec = {**payload["config"], "rules": payload["rules"]}
-    saved = PPOConfig.from_dict(spec, check_pool_files=not payload.get("warm_started", True))
+    saved = PPOConfig.from_dict(spec, check_pool_files=False)
     resumed = PPOConfig.from_dict({**spec, **changes}, check_pool_files=False)  # keys, values
 
     def same(key: str, value: Any) -> bool:
