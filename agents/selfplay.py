@@ -85,13 +85,13 @@ class OpponentPool:
             if entry.kind == "baseline" and entry.state is None and os.path.isfile(entry.name):
                 payload = load_checkpoint(entry.name)
                 entry.state = {"model": payload["model"], "network": payload["network"]}
-            if entry.kind == "baseline" and entry.state is not None:
-                self._agents[index] = PolicyAgent(network_from_payload(entry.state),
-                                                  name=Path(entry.name).stem)
-            elif entry.kind == "baseline":
+            if entry.state is None:  # a baseline by name
                 from .registry import make_agent
 
                 self._agents[index] = make_agent(entry.name, self.rules)
+            elif entry.kind == "baseline":  # a checkpoint's weights, read once
+                self._agents[index] = PolicyAgent(network_from_payload(entry.state),
+                                                  name=Path(entry.name).stem)
             else:
                 net = ActorCritic(**self.network_kwargs)
                 net.load_state_dict(entry.state)
