@@ -21,7 +21,7 @@ import numpy as np
 from hanafuda_env.core import KoiKoiCore
 
 from .base import AgentLike, argmax_per_row
-from .koikoi_value import MODES, play_with, rollout_worlds, stack_cores, world_seed
+from .koikoi_value import MODES, play_with, point_worlds
 
 
 @dataclass
@@ -97,9 +97,7 @@ def _rollout_points(core: KoiKoiCore, games: np.ndarray, start: int, stop: int,
                     point: np.ndarray, action: np.ndarray, policy: AgentLike, k: int,
                     mode: str, seed: int) -> np.ndarray:
     """(candidates, k) values of the candidates of points ``start:stop``."""
-    worlds = [rollout_worlds(core, games[p:p + 1], k, mode, world_seed(seed, p))
-              for p in range(start, stop)]
-    stacked = worlds[0] if len(worlds) == 1 else stack_cores(worlds)
+    stacked = point_worlds(core, games[start:stop], range(start, stop), k, mode, seed)
     world_rows = ((point - start)[:, None] * k + np.arange(k)).reshape(-1)
     branches = stacked.fork(world_rows)
     seat = branches.mover.astype(np.int64)

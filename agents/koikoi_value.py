@@ -414,10 +414,14 @@ def estimate_decision_value(snapshot: KoiKoiCore | DecisionPoints, policy: Agent
     return DecisionValues(mode, horizon, k, points, match)
 
 
-def world_seed(seed: int, point: int) -> int:
-    """The seed of one decision point's worlds: values then do not depend on how the points
-    are chunked (``max_batch``)."""
-    return int(np.random.SeedSequence([seed, point]).generate_state(1)[0])
+def point_worlds(core: KoiKoiCore, games: np.ndarray, points, copies: int, mode: str,
+                 seed: int) -> KoiKoiCore:
+    """``rollout_worlds`` of each game, seeded by the seed and its decision point's number
+    alone, so values do not depend on how the points are chunked (``max_batch``)."""
+    parts = [rollout_worlds(core, games[i:i + 1], copies, mode,
+                            int(np.random.SeedSequence([seed, int(p)]).generate_state(1)[0]))
+             for i, p in enumerate(points)]
+    return parts[0] if len(parts) == 1 else stack_cores(parts)
 
 
 def rollout_worlds(core: KoiKoiCore, games: np.ndarray, copies: int, mode: str = "resampled",
@@ -441,9 +445,7 @@ def _rollout_chunk(core: KoiKoiCore, games: np.ndarray, policy: AgentLike,
                    opponent: AgentLike | None, k: int, mode: str, seed: int, horizon: str
                    ) -> tuple[np.ndarray, np.ndarray]:
     n = len(games)
-    parts = [rollout_worlds(core, games[i:i + 1], k, mode, world_seed(seed, int(g)))
-             for i, g in enumerate(games)]
-    worlds = parts[0] if n == 1 else stack_cores(parts)
+    worlds = point_worlds(core, games, games, k, mode, seed)
     decider = worlds.mover.astype(np.int64)
     nk = n * k
     branches = worlds.fork(np.concatenate([np.arange(nk), np.arange(nk)]))  # pairs share all
