@@ -64,6 +64,11 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
                                                                                 dtype=_U64))
 
 
+def is_integer(value) -> bool:
+    """A Python or NumPy integer, not a bool (a count, a seed or an action id)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 class IllegalActionError(ValueError):
     """An action that the game's rules do not allow at its current decision."""
 
@@ -76,8 +81,7 @@ class KoiKoiCore:
               "points_won", "seeds", "deal_count")
 
     def __init__(self, n_games: int, rules: RuleSpec = None, seed: int | None = None):
-        if (isinstance(n_games, (bool, np.bool_)) or not isinstance(n_games, (int, np.integer))
-                or n_games < 1):
+        if not is_integer(n_games) or n_games < 1:
             raise ValueError(f"n_games must be a positive integer, got {n_games!r}")
         self.n_games = int(n_games)
         self.rules: RuleSet = resolve_rules(rules)
@@ -140,8 +144,7 @@ class KoiKoiCore:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
         seeds = None
         if seed is not None and np.ndim(seed) == 0:
-            if (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
-                    or not 0 <= int(seed) < 2**64):
+            if not is_integer(seed) or not 0 <= int(seed) < 2**64:
                 raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, got {seed!r}")
             seeds = game_seeds(int(seed), self.n_games)
         elif seed is not None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .core import is_integer
 from .results import END_HAND_YAKU, END_NAMES
 from .rules import RuleSet, RuleSpec, resolve_rules
 
@@ -68,8 +69,7 @@ def check_seed(seed: Any, where: str) -> int | None:
     changes anything, so that a bad seed cannot leave an env half reset."""
     if seed is None:
         return None
-    if (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
-            or not 0 <= int(seed) < 2**64):
+    if not is_integer(seed) or not 0 <= int(seed) < 2**64:
         raise ValueError(f"{where}: seed must be None or an integer in 0 .. 2**64 - 1, "
                          f"got {seed!r}")
     return int(seed)
@@ -160,9 +160,7 @@ def reset_split(rows: Sequence[dict], episode: str, open_rounds: int) -> RoundSp
 
 def as_action(action: Any) -> int | None:
     """An integer action id, or None for anything that is not one (floats, None, arrays)."""
-    if isinstance(action, (bool, np.bool_)):
-        return None
-    if isinstance(action, (int, np.integer)):
+    if is_integer(action):
         return int(action)
     if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(
             action.dtype, np.integer):

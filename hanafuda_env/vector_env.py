@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from .core import NUM_ACTIONS, KoiKoiCore
+from .core import NUM_ACTIONS, KoiKoiCore, is_integer
 from .env_options import EnvOptions, check_unknown, make_options, match_boundaries
 from .observation import OBS_DIM, encode_observations, observation_bounds
 from .results import END_HAND_YAKU, MatchResults, RoundResults
@@ -57,8 +57,7 @@ class KoiKoiVectorEnv:
                  round_sigma: float = DEFAULT_ROUND_SIGMA, **unknown: Any):
         check_unknown(unknown, ("n_envs", "rules", "episode", "seed", "rounds", "target_score",
                                 "reward", "round_sigma"), "KoiKoiVectorEnv")
-        if (isinstance(n_envs, (bool, np.bool_)) or not isinstance(n_envs, (int, np.integer))
-                or n_envs < 1):
+        if not is_integer(n_envs) or n_envs < 1:
             raise ValueError(f"KoiKoiVectorEnv: n_envs must be a positive integer, got "
                              f"{n_envs!r}")
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode)
