@@ -482,11 +482,15 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
     written there is overwritten); the default name gets a suffix if another run took it."""
     if run_dir is not None:
         run_dir = Path(run_dir)
+        used = ConfigError(f"run folder {str(run_dir)!r} exists and is not an empty folder; "
+                           f"pick a new --run-dir, or continue that run with --resume {run_dir}")
         if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-            raise ConfigError(f"run folder {str(run_dir)!r} exists and is not an empty folder; "
-                              "pick a new --run-dir, "
-                              f"or continue that run with --resume {run_dir}")
+            raise used
         run_dir.mkdir(parents=True, exist_ok=True)
+        try:  # claimed by creating config.yaml: of two runs started together, one gets it
+            (run_dir / "config.yaml").open("x").close()
+        except FileExistsError:
+            raise used from None
         return run_dir
     base = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
     base.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ import train
 from agents.evaluation import play_matches
 from agents.policy import PolicyAgent, load_checkpoint
 from agents.ppo import train as run_training
-from agents.ppo_config import PPOConfig
+from agents.ppo_config import ConfigError, PPOConfig
 from agents.registry import make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,6 +230,25 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
     first, second = claim_run_dir(cfg, None), claim_run_dir(cfg, None)
     assert first != second and first.is_dir() and second.is_dir()
 
+
+
+def test_two_runs_given_the_same_new_folder_do_not_share_it(tmp_path, monkeypatch) -> None:
+    from agents.ppo import claim_run_dir
+
+    run_dir, real_mkdir = tmp_path / "run", Path.mkdir
+
+    def mkdir_then_a_rival_claims_it(self: Path, *args, **kwargs) -> None:
+        real_mkdir(self, *args, **kwargs)  # both runs found the folder new; the rival is first
+        if self == run_dir:
+            (run_dir / "config.yaml").write_text("rival")
+
+    monkeypatch.setattr(Path, "mkdir", mkdir_then_a_rival_claims_it)
+    with pytest.raises(ConfigError, match="not an empty folder"):
+        claim_run_dir(_smoke(), run_dir)
+    assert (run_dir / "config.yaml").read_text() == "rival"
+    monkeypatch.undo()
+    mine = claim_run_dir(_smoke(), tmp_path / "mine")
+    assert [p.name for p in mine.iterdir()] == ["config.yaml"]
 
 def test_a_setting_rejected_by_the_trainer_leaves_no_folder(tmp_path) -> None:
     run_training(_smoke(), run_dir=tmp_path / "first")
