@@ -66,6 +66,14 @@ def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
     return net.eval()
 
 
+
+def policy_weights(path: str | Path) -> dict[str, Any]:
+    """A checkpoint's policy alone (``model`` weights, ``network`` shape), checked to build:
+    a run keeps it in its state, so a file changed or deleted later does not change the run."""
+    payload = load_checkpoint(path)
+    network_from_payload(payload)  # a file that cannot play fails now, not mid-run
+    return {"model": payload["model"], "network": payload["network"]}
+
 class PolicyAgent:
     """Plays with a network: its most likely legal action (``greedy``, the default for
     evaluation and play) or a sample from the masked policy (diverse self-play opponents)."""

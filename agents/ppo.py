@@ -26,6 +26,7 @@ in :mod:`agents.ppo_config`.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,14 @@ from .networks import (
     minibatches,
     sample_actions,
 )
-from .policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
+from .policy import (
+    CheckpointError,
+    PolicyAgent,
+    load_checkpoint,
+    network_from_payload,
+    policy_weights,
+    save_checkpoint,
+)
 from .ppo_config import RESUMABLE_KEYS, ConfigError, PPOConfig, resume_config
 from .selfplay import SELF, OpponentPool
 
@@ -125,8 +133,12 @@ class Trainer:
         self.torch_rng = torch.Generator().manual_seed(cfg.seed)
         self.pool = OpponentPool(self.rules, list(cfg.baselines), self.net_kwargs,
                                  cfg.max_snapshots, cfg.pfsp_power)
-        if not resuming:  # a resumed pool has their weights in its state
+        # Checkpoint files named as evaluation opponents, read once (a resumed run restores
+        # them from its state): what a run measures against does not change mid-run.
+        self.eval_weights: dict[str, dict[str, Any]] = {}
+        if not resuming:  # a resumed pool and run have their weights in their state
             self.pool.read_checkpoint_opponents()
+            self.eval_weights = read_policy_files(cfg.eval_opponents)
         self.batch_steps = cfg.n_envs * cfg.n_steps
         self.n_updates = max(1, cfg.total_decisions // self.batch_steps)
         self.update = 0
@@ -315,7 +327,7 @@ class Trainer:
             "rng": self.rng.bit_generator.state, "torch_rng": self.torch_rng.get_state(),
             "arrays": _to_tensors(arrays), "warm_started": self.warm_started,
             "history": [{k: float(v) for k, v in row.items()} for row in self.history],
-            "best_win_rate": self.best_win_rate,
+            "best_win_rate": self.best_win_rate, "eval_weights": self.eval_weights,
         }
 
     def restore(self, payload: dict[str, Any]) -> None:
@@ -333,6 +345,9 @@ class Trainer:
         self.episode_return = arrays["episode_return"]
         self.history = list(payload["history"])
         self.best_win_rate = float(payload.get("best_win_rate", -1.0))
+        # checkpoints written before eval weights were kept: read the files as those runs did
+        self.eval_weights = (payload["eval_weights"] if "eval_weights" in payload
+                             else read_policy_files(self.cfg.eval_opponents))
         self.warm_started = payload["warm_started"]
         self.obs = self.env.observe(self.env.core.mover)
         self.mask = self.env.core.legal_action_mask()
@@ -366,17 +381,25 @@ def make_env(cfg: PPOConfig, rules, seed: int) -> KoiKoiVectorEnv:
                            reward=cfg.reward, round_sigma=cfg.round_sigma)
 
 
-def evaluate(agent: PolicyAgent, opponents: list[str], rules, matches: int, seed: int
-             ) -> dict[str, dict[str, float]]:
-    """Match win rate and points per round of ``agent`` against each named baseline."""
+def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
+    """The policies of the agent specs that are checkpoint files (baselines are named)."""
+    return {spec: policy_weights(spec) for spec in specs if os.path.isfile(spec)}
+
+
+def evaluate(agent: PolicyAgent, opponents: list[str], rules, matches: int, seed: int,
+             weights: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, float]]:
+    """Match win rate and points per round of ``agent`` against each opponent: a baseline
+    name, or a checkpoint whose weights are in ``weights`` (else its file is read)."""
     from .evaluation import play_matches
     from .registry import make_agent
 
     results = {}
     for name in opponents:
-        opponent = make_agent(name, rules, seed=seed)
-        outcome = play_matches(agent, opponent, matches, rules=rules, seed=seed)
-        results[name] = outcome
+        if weights and name in weights:
+            opponent = PolicyAgent(network_from_payload(weights[name]), name=Path(name).stem)
+        else:
+            opponent = make_agent(name, rules, seed=seed)
+        results[name] = play_matches(agent, opponent, matches, rules=rules, seed=seed)
     return results
 
 
@@ -453,8 +476,8 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
                                   or trainer.update == trainer.n_updates):
             agent = PolicyAgent(trainer.network, name="learner", greedy=True)
             for name, result in evaluate(agent, cfg.eval_opponents, trainer.rules,
-                                         cfg.eval_matches, seed=cfg.seed + trainer.update
-                                         ).items():
+                                         cfg.eval_matches, seed=cfg.seed + trainer.update,
+                                         weights=trainer.eval_weights).items():
                 metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
                 metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
             eval_note = " ".join(f"{k.rsplit('_', 1)[-1]}={v:.2f}" for k, v in metrics.items()

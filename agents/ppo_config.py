@@ -77,8 +77,9 @@ class PPOConfig:
     log_dir: str = "runs"
     progress_bar: bool = True
 
-    # Resume passes False: the pool's checkpoint opponents and the warm-start teacher are
-    # already in the run's checkpoint, their files are not needed (not a config key).
+    # Resume passes False: checkpoint files named as pool or evaluation opponents are in the
+    # run's checkpoint, and the warm-start teacher is done with; the files are not needed
+    # (not a config key).
     check_pool_files: InitVar[bool] = True
 
     def __post_init__(self, check_pool_files: bool) -> None:
@@ -127,7 +128,7 @@ class PPOConfig:
             if not isinstance(names, list):
                 raise ConfigError(f"{name} must be a list of agent names, got {names!r}")
             for agent in names:
-                _check_agent(name, agent, files=check_pool_files or name == "eval_opponents")
+                _check_agent(name, agent, files=check_pool_files)
         _check_agent("warmstart_teacher", self.warmstart_teacher, files=check_pool_files)
         if self.best_opponent is not None and (self.best_opponent not in self.eval_opponents
                                                or not self.eval_interval):
@@ -211,8 +212,8 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
     if "config" not in payload or "rules" not in payload:
         raise CheckpointError(f"{str(path)!r} is a policy checkpoint (weights only), not a "
                               "training run's state; --resume needs a run folder train.py wrote")
-    # Checkpoints are written after the warm start, and the pool's checkpoint opponents are
-    # in the pool state: only eval_opponents' files are read again.
+    # Checkpoints are written after the warm start and hold the weights of every checkpoint
+    # opponent (pool and evaluation): no agent file is read again.
     spec = {**payload["config"], "rules": payload["rules"]}
     saved = PPOConfig.from_dict(spec, check_pool_files=False)
     resumed = PPOConfig.from_dict({**spec, **changes}, check_pool_files=False)  # keys, values

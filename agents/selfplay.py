@@ -20,7 +20,7 @@ import numpy as np
 from hanafuda_env.rules import RuleSet
 
 from .networks import ActorCritic
-from .policy import PolicyAgent, load_checkpoint, network_from_payload
+from .policy import PolicyAgent, network_from_payload, policy_weights
 
 SELF = -1  # the environment plays the current learner on both seats
 ELO_START, ELO_K = 1000.0, 16.0
@@ -83,8 +83,7 @@ class OpponentPool:
         if index not in self._agents:
             entry = self.entries[index]
             if entry.kind == "baseline" and entry.state is None and os.path.isfile(entry.name):
-                payload = load_checkpoint(entry.name)
-                entry.state = {"model": payload["model"], "network": payload["network"]}
+                entry.state = policy_weights(entry.name)
             if entry.state is None:  # a baseline by name
                 from .registry import make_agent
 

@@ -357,8 +357,9 @@ def test_resuming_an_older_checkpoint_hides_the_lost_tail_in_tensorboard(tmp_pat
 
 def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path, capsys
                                                                         ) -> None:
-    """Resume reads only the run folder: init_checkpoint may be gone, and a pool opponent
-    given as a checkpoint plays the weights it had when the run started."""
+    """Resume reads only the run folder: init_checkpoint may be gone, and an opponent given
+    as a checkpoint (in the pool, in evaluations) plays the weights it had when the run
+    started."""
     run_training(_smoke(), run_dir=tmp_path / "first")
     start = tmp_path / "start.pt"
     start.write_bytes((tmp_path / "first" / "checkpoints" / "latest.pt").read_bytes())
@@ -368,7 +369,8 @@ def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path,
                        "init_checkpoint=" + str(tmp_path / "nothing.pt")]) == 2
     assert "init_checkpoint: checkpoint" in capsys.readouterr().err
     assert not (tmp_path / "gone").exists()
-    cfg = _smoke(init_checkpoint=str(start), baselines=[str(rival)], total_decisions=3072)
+    cfg = _smoke(init_checkpoint=str(start), baselines=[str(rival)], total_decisions=3072,
+                 eval_opponents=[str(rival)], eval_interval=1, eval_matches=6)
     run_training(cfg, run_dir=tmp_path / "straight")
     run_training(cfg, run_dir=tmp_path / "split", stop_after=1)
     start.unlink()
@@ -380,9 +382,12 @@ def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path,
     run_training(cfg, resume=tmp_path / "split", stop_after=1)
     rival.unlink()  # ... and then goes away
     assert train.main(["--resume", str(tmp_path / "split")]) == 0
-    a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")["model"]
-    b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")["model"]
-    assert all(torch.equal(a[k], b[k]) for k in a)
+    a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")
+    b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    evals = [[row[f"eval/points_per_round_vs_{rival}"] for row in run["history"]]
+             for run in (a, b)]
+    assert len(evals[0]) == 3 and evals[0] == evals[1]
 
 
 def test_a_bad_opponent_checkpoint_fails_before_the_run_folder_is_made(tmp_path, capsys
@@ -395,5 +400,8 @@ def test_a_bad_opponent_checkpoint_fails_before_the_run_folder_is_made(tmp_path,
                           "network": {"obs_dim": 100, "hidden": 8, "layers": 1}})
     assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "run"),
                        f"baselines=[random, {bad}]"]) == 2
+    assert "obs_dim=303" in capsys.readouterr().err
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "run"),
+                       f"eval_opponents=[{bad}]"]) == 2  # not at the first evaluation
     assert "obs_dim=303" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
