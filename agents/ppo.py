@@ -433,7 +433,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
         # The saved config rules; of ``cfg`` only the keys that may change are taken.
         cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
-                                      if k in RESUMABLE_KEYS})
+                                      if k in RESUMABLE_KEYS}, payload)
         trainer = Trainer(cfg, run_dir, resuming=True)
         trainer.restore(payload)
         if trainer.update >= trainer.n_updates:

@@ -202,13 +202,14 @@ def _check_agent(key: str, spec: Any, files: bool = True) -> None:
 RESUMABLE_KEYS = ("total_decisions", "progress_bar")
 
 
-def resume_config(run_dir: str | Path, changes: dict[str, Any]) -> PPOConfig:
+def resume_config(run_dir: str | Path, changes: dict[str, Any],
+                  payload: dict[str, Any] | None = None) -> PPOConfig:
     """The saved config of a run, with the (few) keys that may change on resume.
 
     The rules are the resolved rule set saved with the run, not a rule file read again (it
-    may have changed since)."""
+    may have changed since). ``payload``: the run's ``latest.pt`` if already read."""
     path = Path(run_dir) / "checkpoints" / "latest.pt"
-    payload = load_checkpoint(path)
+    payload = load_checkpoint(path) if payload is None else payload
     if "config" not in payload or "rules" not in payload:
         raise CheckpointError(f"{str(path)!r} is a policy checkpoint (weights only), not a "
                               "training run's state; --resume needs a run folder train.py wrote")
