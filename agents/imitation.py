@@ -55,8 +55,8 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_sc
         open_episode &= ~data["done"][t]
         unfinished[t] = open_episode
     values = np.zeros((n_steps, n), dtype=np.float32)
-    data["return"] = compute_gae(data["reward"], data["done"], data["seat"], values,
-                                 np.zeros((n, 2), dtype=np.float32), gamma=1.0, lam=1.0)
+    data["return"], _ = compute_gae(data["reward"], data["done"], data["seat"], values,
+                                    np.zeros((n, 2), dtype=np.float32), gamma=1.0, lam=1.0)
     data["keep"] = ~unfinished
     return data
 

@@ -66,15 +66,18 @@ _PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi de
 
 
 def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
-                last_values: np.ndarray, gamma: float, lam: float) -> np.ndarray:
-    """Advantages for interleaved two-seat streams.
+                last_values: np.ndarray, gamma: float, lam: float,
+                pending: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Advantages for interleaved two-seat streams, and the rewards still waiting for a
+    decision to credit.
 
     ``rewards`` (T, B, 2) arrive after step t's action; ``seats`` (T, B) is who decided at t;
     ``dones`` (T, B) marks the step that ended an episode; ``last_values`` (B, 2) bootstraps
     each seat's stream after the last step. A seat's rewards since its previous decision are
-    credited to that decision; rewards of an episode that came before a seat's first decision
-    in it (a hand-yaku round at a match's deal, paid with its first step) to that first one,
-    when both lie in this rollout (else the reward is lost: rare, and action-independent).
+    credited to that decision. Rewards of an episode that came before a seat's first
+    decision in it (a hand-yaku round at a match's deal, paid with its first step) go to that
+    first decision; when it lies beyond this rollout they are returned (B, 2) and passed as
+    the next rollout's ``pending``. A seat with no decision in an episode gets no credit.
     """
     steps, n = seats.shape
     games = np.arange(n)
@@ -82,6 +85,8 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
     next_adv = np.zeros((n, 2), dtype=np.float32)
     carry = np.zeros((n, 2), dtype=np.float32)
     first = np.full((n, 2), -1)  # each seat's earliest decision seen so far in its episode
+    unclaimed = np.zeros((n, 2), dtype=np.float32)  # early rewards of each game's last episode
+    in_last_episode = np.ones(n, dtype=bool)  # no episode end seen yet (going backwards)
     advantages = np.zeros((steps, n), dtype=np.float32)
     for t in reversed(range(steps)):
         ended = dones[t]
@@ -89,6 +94,9 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
         if early.any():
             g, s = np.nonzero(early)
             advantages[first[g, s], g] += carry[g, s]
+        waiting = (ended & in_last_episode)[:, None] & (first < 0)  # no decision yet
+        unclaimed[waiting] = carry[waiting]
+        in_last_episode &= ~ended
         first[ended] = -1
         next_value[ended] = 0.0
         next_adv[ended] = 0.0
@@ -103,7 +111,13 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
         next_value[games, seat] = values[t]
         next_adv[games, seat] = adv
         first[games, seat] = t
-    return advantages
+    if pending is not None:  # the last rollout's waiting rewards, of this one's first episode
+        claimed = pending != 0
+        g, s = np.nonzero(claimed & (first >= 0))
+        advantages[first[g, s], g] += pending[g, s]
+        still = claimed & (first < 0) & in_last_episode[:, None]  # no decision, no end yet
+        unclaimed[still] = pending[still]
+    return advantages, unclaimed
 
 
 class Trainer:
@@ -149,6 +163,8 @@ class Trainer:
         self.opponent = self.pool.sample(cfg.n_envs, self.rng, cfg.self_play_fraction) if len(
             self.pool) else np.full(cfg.n_envs, SELF)
         self.episode_return = np.zeros((cfg.n_envs, 2), dtype=np.float64)
+        # rewards paid before a seat's first decision of its episode, waiting for it
+        self.pending_reward = np.zeros((cfg.n_envs, 2), dtype=np.float32)
         self.history: list[dict[str, float]] = []
         self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
         self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
@@ -222,8 +238,9 @@ class Trainer:
         mover_value = value.numpy()
         last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
                         -mover_value[:, None]).astype(np.float32)
-        buf["advantage"] = compute_gae(buf["reward"], buf["done"], buf["seat"], buf["value"],
-                                       last, cfg.gamma, cfg.gae_lambda)
+        buf["advantage"], self.pending_reward = compute_gae(
+            buf["reward"], buf["done"], buf["seat"], buf["value"], last, cfg.gamma,
+            cfg.gae_lambda, self.pending_reward)
         buf["return"] = buf["advantage"] + buf["value"]
         self.global_step += self.batch_steps
         return buf, stats
@@ -317,7 +334,8 @@ class Trainer:
     def state(self) -> dict[str, Any]:
         """Everything a resumed run needs, as tensors and plain values (loads safely)."""
         arrays = {"env": self.env.state_dict(), "learner_seat": self.learner_seat,
-                  "opponent": self.opponent, "episode_return": self.episode_return}
+                  "opponent": self.opponent, "episode_return": self.episode_return,
+                  "pending_reward": self.pending_reward}
         return {
             "model": self.network.state_dict(), "network": self.net_kwargs,
             "critic": self.critic.state_dict() if self.critic is not None else None,
@@ -343,6 +361,7 @@ class Trainer:
         self.env.load_state_dict(arrays["env"])
         self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
         self.episode_return = arrays["episode_return"]
+        self.pending_reward = arrays.get("pending_reward", np.zeros_like(self.pending_reward))
         self.history = list(payload["history"])
         self.best_win_rate = float(payload.get("best_win_rate", -1.0))
         # checkpoints written before eval weights were kept: read the files as those runs did

@@ -26,7 +26,7 @@ def test_gae_credits_each_seat_its_own_reward() -> None:
     rewards[3, 0] = [5.0, -5.0]
     dones = np.array([[False], [False], [False], [True]])
     values = np.zeros((4, 1), dtype=np.float32)
-    adv = compute_gae(rewards, dones, seats, values, np.zeros((1, 2)), gamma=1.0, lam=1.0)
+    adv, _ = compute_gae(rewards, dones, seats, values, np.zeros((1, 2)), gamma=1.0, lam=1.0)
     assert adv[:, 0].tolist() == [5.0, -5.0, 5.0, -5.0]
 
 
@@ -37,7 +37,7 @@ def test_gae_does_not_leak_across_episodes_and_bootstraps() -> None:
     dones = np.array([[False], [True], [False], [False]])
     values = np.array([[1.0], [0.5], [0.0], [0.25]], dtype=np.float32)
     last = np.array([[3.0, 7.0]], dtype=np.float32)
-    adv = compute_gae(rewards, dones, seats, values, last, gamma=1.0, lam=1.0)
+    adv, _ = compute_gae(rewards, dones, seats, values, last, gamma=1.0, lam=1.0)
     # step 3 (seat 0) bootstraps from last[0] = 3: 3 - 0.25
     assert adv[3, 0] == pytest.approx(2.75)
     # step 2 (seat 1) bootstraps from last[1] = 7: 7 - 0
@@ -58,9 +58,44 @@ def test_gae_credits_rewards_paid_before_a_seats_first_decision_to_that_decision
     rewards[1, 0] = [6.0, -6.0]
     dones = np.array([[True], [False], [False], [False]])
     values = np.zeros((4, 1), dtype=np.float32)
-    adv = compute_gae(rewards, dones, seats, values, np.zeros((1, 2)), gamma=1.0, lam=1.0)
+    adv, _ = compute_gae(rewards, dones, seats, values, np.zeros((1, 2)), gamma=1.0, lam=1.0)
     assert adv[:, 0].tolist() == [0.0, 6.0, -6.0, 0.0]
 
+
+
+def test_gae_carries_an_early_reward_to_a_first_decision_in_the_next_rollout() -> None:
+    """As above, but the rollout ends before seat 1 decides: its -6 waits for the next
+    rollout's first decision of seat 1, unless that episode ends before it decides."""
+    zeros = np.zeros((1, 2), dtype=np.float32)
+    rewards = np.zeros((2, 1, 2), dtype=np.float32)
+    rewards[1, 0] = [6.0, -6.0]
+    adv, waiting = compute_gae(rewards, np.array([[True], [False]]), np.array([[1], [0]]),
+                               np.zeros((2, 1), dtype=np.float32), zeros, 1.0, 1.0)
+    assert adv[:, 0].tolist() == [0.0, 6.0] and waiting.tolist() == [[0.0, -6.0]]
+
+    def next_rollout(seats: list[int], dones: list[bool]) -> tuple[list, list]:
+        adv, left = compute_gae(np.zeros((len(seats), 1, 2), dtype=np.float32),
+                                np.array(dones)[:, None], np.array(seats)[:, None],
+                                np.zeros((len(seats), 1), dtype=np.float32), zeros, 1.0, 1.0,
+                                pending=waiting)
+        return adv[:, 0].tolist(), left.tolist()
+
+    assert next_rollout([0, 1, 0], [False, False, False]) == ([0.0, -6.0, 0.0], [[0.0, 0.0]])
+    assert next_rollout([0], [False]) == ([0.0], [[0.0, -6.0]])  # still waiting
+    assert next_rollout([0, 1], [True, False]) == ([0.0, 0.0], [[0.0, 0.0]])  # seat 1 had none
+
+
+def test_rewards_waiting_for_a_decision_are_kept_in_the_run_state(tmp_path) -> None:
+    from agents.ppo import Trainer
+
+    cfg = PPOConfig.from_dict({"n_envs": 4, "n_steps": 8, "n_minibatches": 2, "hidden": 16,
+                               "warmstart_decisions": 0, "eval_interval": 0})
+    trainer = Trainer(cfg, tmp_path)
+    trainer.pending_reward[2, 1] = -6.0
+    save_checkpoint(tmp_path / "state.pt", trainer.state())
+    resumed = Trainer(cfg, tmp_path, resuming=True)
+    resumed.restore(load_checkpoint(tmp_path / "state.pt"))
+    assert resumed.pending_reward.tolist() == trainer.pending_reward.tolist()
 
 def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:
     torch.manual_seed(0)
