@@ -40,8 +40,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"run folder: {summary['run_dir']}")
-    print(f"TensorBoard: tensorboard --logdir {summary['run_dir']}")
+    print(f"TensorBoard: {_tensorboard_command()} --logdir {summary['run_dir']}")
     return 0
+
+
+
+def _tensorboard_command() -> str:
+    """The tensorboard next to this Python (a venv's is not on PATH unless activated)."""
+    path = Path(sys.executable).with_name("tensorboard")
+    if not path.exists():
+        return "tensorboard"
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 if __name__ == "__main__":

@@ -154,6 +154,8 @@ def test_train_script_runs_as_a_program(tmp_path) -> None:
     assert result.returncode == 0, result.stderr
     assert "run folder" in result.stdout
     assert (tmp_path / "cli" / "checkpoints" / "latest.pt").is_file()
+    command = result.stdout.split("TensorBoard: ")[1].split(" --logdir")[0]
+    assert command == "tensorboard" or (ROOT / command).is_file()  # one that runs as printed
 
 
 @pytest.mark.parametrize("bad", ["n_envs=0", "episode=season", "self_play_fraction=2"])
