@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +40,27 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many types for damaged or unsafe files
-        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt, unreadable or holds "
-                              f"more than tensors and plain values: {type(error).__name__}: "
-                              f"{str(error).splitlines()[0] if str(error) else ''}") from None
+        raise CheckpointError(f"checkpoint {str(path)!r} {_why_unreadable(path, error)}"
+                              ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a {CHECKPOINT_FORMAT} checkpoint")
     for key in ("model", "network"):
         if key not in payload:
             raise CheckpointError(f"checkpoint {str(path)!r} lacks {key!r}")
     return payload
+
+
+def _why_unreadable(path: Path, error: Exception) -> str:
+    """What a failed ``torch.load`` means for the user (torch's own advice to load unsafely
+    is not repeated)."""
+    if not zipfile.is_zipfile(path):
+        return "is corrupt or not a checkpoint at all (torch.save writes a zip archive)"
+    unsafe = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(error))
+    if unsafe:
+        return (f"holds more than tensors and plain values ({unsafe.group(1)}); only "
+                "checkpoints this project writes are loaded")
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"is corrupt or unreadable: {type(error).__name__}: {text}"
 
 
 def network_from_payload(payload: dict[str, Any]) -> ActorCritic:

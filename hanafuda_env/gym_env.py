@@ -87,7 +87,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
                              f"None, got {render_mode!r}")
         if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
             raise ValueError("opponent must be None, a callable (obs, mask) -> action or an "
-                             f"object with act(obs_batch, mask_batch); got {opponent!r}")
+                             f"object with act(obs_batch, mask_batch); got {opponent!r} (for a "
+                             "baseline or checkpoint by name: agents.registry.make_agent(name))")
         self.opponent = opponent
         self.render_mode = render_mode
         self._fixed_seat = learner_seat

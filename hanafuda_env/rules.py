@@ -196,7 +196,8 @@ RuleSpec = RuleSet | str | Path | Mapping[str, Any] | None
 
 def preset_rules(name: str) -> RuleSet:
     if name not in PRESETS:
-        raise RuleError(f"unknown rule preset {name!r}; allowed presets: " + ", ".join(PRESETS))
+        raise RuleError(f"unknown rule preset {name!r}; allowed presets: {', '.join(PRESETS)}, "
+                        "or a rule file ending in .yaml or .yml")
     return PRESETS[name]
 
 

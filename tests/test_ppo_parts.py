@@ -153,8 +153,12 @@ def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
     assert set(agent.act(obs, mask).tolist()) <= {5, 9}
     assert not list(tmp_path.glob("*.tmp"))
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match="corrupt"):
+    with pytest.raises(CheckpointError, match="corrupt or not a checkpoint"):
         load_checkpoint(tmp_path / "bad.pt")
+    (tmp_path / "cut.pt").write_bytes(path.read_bytes()[:-200])  # a truncated download
+    with pytest.raises(CheckpointError, match="corrupt") as raised:
+        load_checkpoint(tmp_path / "cut.pt")
+    assert "weights_only" not in str(raised.value)  # torch's advice to load it unsafely
     with pytest.raises(CheckpointError, match="does not exist"):
         load_checkpoint(tmp_path / "missing.pt")
 
