@@ -526,7 +526,10 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
         run_dir = Path(run_dir)
         used = ConfigError(f"run folder {str(run_dir)!r} exists and is not an empty folder; "
                            f"pick a new --run-dir, or continue that run with --resume {run_dir}")
-        if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+        if run_dir.exists() and not run_dir.is_dir():
+            raise ConfigError(f"--run-dir {str(run_dir)!r} is a file, not a folder; pick a "
+                              "new --run-dir")
+        if run_dir.exists() and any(run_dir.iterdir()):
             raise used
         run_dir.mkdir(parents=True, exist_ok=True)
         try:  # claimed by creating config.yaml: of two runs started together, one gets it

@@ -88,6 +88,12 @@ class PPOConfig:
         for name in ("anneal_lr", "clip_vloss", "card_features", "progress_bar"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if (not isinstance(self.exp_name, str) or self.exp_name.strip(".") == ""
+                or any(c in self.exp_name for c in "/\\")):
+            raise ConfigError("exp_name must be a non-empty name without '/' or '\\' (it "
+                              f"starts the run folder's name), got {self.exp_name!r}")
+        if not isinstance(self.log_dir, str) or not self.log_dir:
+            raise ConfigError(f"log_dir must be a folder path, got {self.log_dir!r}")
         if self.critic not in CRITICS:
             raise ConfigError(f"critic must be one of {', '.join(map(repr, CRITICS))}, got "
                               f"{self.critic!r}")

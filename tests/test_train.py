@@ -194,6 +194,10 @@ def test_match_episodes_train_and_record_match_results(tmp_path) -> None:
     ({"round_sigma": -1}, "round_sigma must be"),
     ({"critic": "oracle"}, "'shared', 'privileged'"),
     ({"init_checkpoint": 5}, "init_checkpoint must be a checkpoint path"),
+    ({"exp_name": None}, "exp_name must be"),
+    ({"exp_name": "a/b"}, "without '/'"),
+    ({"exp_name": ".."}, "exp_name must be"),
+    ({"log_dir": ""}, "log_dir must be"),
 ])
 def test_config_values_are_checked_up_front(override, message) -> None:
     with pytest.raises(ValueError, match=message):
@@ -226,6 +230,9 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "is not an empty folder" in err and f"--resume {run_dir}" in err
     assert sorted(p.name for p in run_dir.iterdir()) == ["notes.txt"]
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(run_dir / "notes.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "is a file, not a folder" in err and "--resume" not in err
     # default names: two runs started in the same second get folders of their own
     from agents.ppo import claim_run_dir
 
