@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from agents.policy import CheckpointError
-from agents.ppo import train
+from agents.ppo import TrainingInterrupted, train
 from agents.ppo_config import ConfigError, PPOConfig, resume_config
 from hanafuda_env.rules import RuleError
 
@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, RuleError, CheckpointError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except TrainingInterrupted as stopped:
+        print(f"\n{stopped}", file=sys.stderr)
+        return 130  # the shell's code for Ctrl-C
     print(f"run folder: {summary['run_dir']}")
     print(f"TensorBoard: {_tensorboard_command()} --logdir {summary['run_dir']}")
     return 0

@@ -59,7 +59,13 @@ from .policy import (
     policy_weights,
     save_checkpoint,
 )
-from .ppo_config import RESUMABLE_KEYS, ConfigError, PPOConfig, resume_config
+from .ppo_config import (
+    RESUMABLE_KEYS,
+    ConfigError,
+    PPOConfig,
+    claim_run_dir,
+    resume_config,
+)
 from .selfplay import SELF, OpponentPool
 
 _PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
@@ -167,6 +173,7 @@ class Trainer:
         self.pending_reward = np.zeros((cfg.n_envs, 2), dtype=np.float32)
         self.history: list[dict[str, float]] = []
         self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
+        self.saved_update: int | None = None  # of checkpoints/latest.pt
         self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
 
     def _load_initial_weights(self, path: str) -> None:
@@ -354,6 +361,7 @@ class Trainer:
             self.critic.load_state_dict(payload["critic"])
         self.optimizer.load_state_dict(payload["optimizer"])
         self.update, self.global_step = payload["update"], payload["global_step"]
+        self.saved_update = self.update
         self.pool.load_state_dict(payload["pool"])
         self.rng.bit_generator.state = payload["rng"]
         self.torch_rng.set_state(payload["torch_rng"])
@@ -377,6 +385,7 @@ class Trainer:
         folder = self.run_dir / "checkpoints"
         state = self.state()
         save_checkpoint(folder / "latest.pt", state)
+        self.saved_update = self.update
         save_checkpoint(folder / f"update_{self.update:06d}.pt", state)
         for old in sorted(folder.glob("update_*.pt"))[:-keep]:
             old.unlink()
@@ -434,27 +443,36 @@ def _to_arrays(tree: Any) -> Any:
     return tree.numpy().copy()
 
 
+class TrainingInterrupted(Exception):
+    """Ctrl-C stopped a run; the message says how to continue it."""
+
+
 def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None,
           stop_after: int | None = None) -> dict[str, Any]:
     """Run (or continue) a training run; returns the last logged metrics.
 
     ``stop_after`` ends this call after that many updates (saving a checkpoint), as an
-    interruption would; ``resume`` then continues exactly where it stopped.
+    interruption would; ``resume`` then continues exactly where it stopped. Ctrl-C raises
+    :class:`TrainingInterrupted`, whose message names the command that continues the run.
     """
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
+    restart = False  # a run resumed before its first checkpoint starts over
     if resume is not None:
         if run_dir is not None and Path(run_dir) != Path(resume):
             raise ConfigError("a resumed run stays in its folder; give --resume RUN_DIR "
                               "without --run-dir")
         run_dir = Path(resume)
-        payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+        latest = run_dir / "checkpoints" / "latest.pt"
+        payload = load_checkpoint(latest) if latest.exists() else None
         # The saved config rules; of ``cfg`` only the keys that may change are taken.
         cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
                                       if k in RESUMABLE_KEYS}, payload)
-        trainer = Trainer(cfg, run_dir, resuming=True)
-        trainer.restore(payload)
+        restart = payload is None
+        trainer = Trainer(cfg, run_dir, resuming=not restart)
+        if not restart:
+            trainer.restore(payload)
         if trainer.update >= trainer.n_updates:
             raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "
                               f"decisions for total_decisions={cfg.total_decisions}); give a "
@@ -466,87 +484,85 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
         {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
         sort_keys=False, allow_unicode=True))
-    # A resumed run hides events logged after its checkpoint (an interrupted run's tail).
-    # TensorBoard purges every tag, and the warm start's curves share the step axis, so an
-    # early resume that would hide part of them keeps the tail instead.
+    # A resumed run hides events logged after its checkpoint (an interrupted run's tail; all
+    # of them when it starts over). TensorBoard purges every tag, and the warm start's curves
+    # share the step axis, so an early resume that would hide part of them keeps the tail.
     warm_steps = (0 if cfg.init_checkpoint is not None else
                   -(-cfg.warmstart_decisions // trainer.batch_steps) * trainer.batch_steps)
-    purge = resume is not None and trainer.global_step >= warm_steps
-    writer = SummaryWriter(str(run_dir), purge_step=trainer.global_step + 1 if purge else None)
-    if not trainer.warm_started:
-        from .imitation import warm_start
+    purge_step = (0 if restart else trainer.global_step + 1
+                  if resume is not None and trainer.global_step >= warm_steps else None)
+    writer = SummaryWriter(str(run_dir), purge_step=purge_step)
+    try:
+        if not trainer.warm_started:
+            from .imitation import warm_start
 
-        warm_start(trainer, make_env(cfg, trainer.rules, cfg.seed + 1), writer, tqdm)
-    bar = tqdm(total=trainer.n_updates * trainer.batch_steps, initial=trainer.global_step,
-               unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True)
-    metrics: dict[str, float] = {}
-    eval_note = ""
-    last_update = trainer.n_updates if stop_after is None else min(
-        trainer.n_updates, trainer.update + stop_after)
-    while trainer.update < last_update:
-        started = time.perf_counter()
-        buf, stats = trainer.collect()
-        metrics = trainer.learn(buf)
-        sps = trainer.batch_steps / (time.perf_counter() - started)
-        metrics.update(_rollout_metrics(stats, trainer, sps))
-        if cfg.snapshot_interval and trainer.update % cfg.snapshot_interval == 0:
-            trainer.pool.add_snapshot(trainer.network, trainer.global_step)
-        if cfg.eval_interval and (trainer.update % cfg.eval_interval == 0
-                                  or trainer.update == trainer.n_updates):
-            agent = PolicyAgent(trainer.network, name="learner", greedy=True)
-            for name, result in evaluate(agent, cfg.eval_opponents, trainer.rules,
-                                         cfg.eval_matches, seed=cfg.seed + trainer.update,
-                                         weights=trainer.eval_weights).items():
-                metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
-                metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
-            eval_note = " ".join(f"{k.rsplit('_', 1)[-1]}={v:.2f}" for k, v in metrics.items()
-                                 if k.startswith("eval/win_rate"))
-            if cfg.best_opponent is not None:
-                trainer.save_if_best(metrics[f"eval/win_rate_vs_{cfg.best_opponent}"])
-                metrics["eval/best_win_rate"] = trainer.best_win_rate
-        for key, value in metrics.items():
-            writer.add_scalar(key, value, trainer.global_step)
-        trainer.history.append({"step": trainer.global_step, **metrics})
-        if (trainer.update % cfg.checkpoint_interval == 0
-                or trainer.update in (trainer.n_updates, last_update)):
-            trainer.save()
-        bar.update(trainer.batch_steps)
-        bar.set_postfix_str(f"SPS={sps:,.0f} win={metrics['charts/round_win_rate']:.2f} "
-                            f"{eval_note}".strip())
-    bar.close()
-    writer.close()
+            warm_start(trainer, make_env(cfg, trainer.rules, cfg.seed + 1), writer, tqdm)
+        last_update = trainer.n_updates if stop_after is None else min(
+            trainer.n_updates, trainer.update + stop_after)
+        metrics = _run_updates(trainer, writer, last_update)
+    except KeyboardInterrupt:
+        command = f"python train.py --resume {run_dir}"
+        if trainer.saved_update is None:
+            raise TrainingInterrupted(f"interrupted before the run's first checkpoint; "
+                                      f"{command} starts it over in {run_dir}") from None
+        raise TrainingInterrupted(
+            f"interrupted; {command} continues from the last checkpoint (update "
+            f"{trainer.saved_update} of {trainer.n_updates}; later ones are redone)") from None
+    finally:
+        writer.close()
     atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
     return {"run_dir": str(run_dir), **metrics}
 
 
-def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
-    """Make a new run's folder. A folder named by the user must be new or empty (nothing
-    written there is overwritten); the default name gets a suffix if another run took it."""
-    if run_dir is not None:
-        run_dir = Path(run_dir)
-        used = ConfigError(f"run folder {str(run_dir)!r} exists and is not an empty folder; "
-                           f"pick a new --run-dir, or continue that run with --resume {run_dir}")
-        if run_dir.exists() and not run_dir.is_dir():
-            raise ConfigError(f"--run-dir {str(run_dir)!r} is a file, not a folder; pick a "
-                              "new --run-dir")
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise used
-        run_dir.mkdir(parents=True, exist_ok=True)
-        try:  # claimed by creating config.yaml: of two runs started together, one gets it
-            (run_dir / "config.yaml").open("x").close()
-        except FileExistsError:
-            raise used from None
-        return run_dir
-    base = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-    base.parent.mkdir(parents=True, exist_ok=True)
-    candidate, attempt = base, 1
-    while True:
-        try:
-            candidate.mkdir()  # atomic: two runs started together get different folders
-            return candidate
-        except FileExistsError:
-            attempt += 1
-            candidate = base.with_name(f"{base.name}_{attempt}")
+def _run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, float]:
+    """PPO updates up to ``last_update``: rollout, learning, snapshots, evaluations, logs and
+    checkpoints; returns the last update's metrics."""
+    from tqdm import tqdm
+
+    cfg = trainer.cfg
+    metrics: dict[str, float] = {}
+    eval_note = ""
+    with tqdm(total=trainer.n_updates * trainer.batch_steps, initial=trainer.global_step,
+              unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True) as bar:
+        while trainer.update < last_update:
+            started = time.perf_counter()
+            buf, stats = trainer.collect()
+            metrics = trainer.learn(buf)
+            sps = trainer.batch_steps / (time.perf_counter() - started)
+            metrics.update(_rollout_metrics(stats, trainer, sps))
+            if cfg.snapshot_interval and trainer.update % cfg.snapshot_interval == 0:
+                trainer.pool.add_snapshot(trainer.network, trainer.global_step)
+            if cfg.eval_interval and (trainer.update % cfg.eval_interval == 0
+                                      or trainer.update == trainer.n_updates):
+                metrics.update(_evaluate_learner(trainer))
+                eval_note = " ".join(f"{k.rsplit('_', 1)[-1]}={v:.2f}"
+                                     for k, v in metrics.items() if k.startswith("eval/win_rate"))
+            for key, value in metrics.items():
+                writer.add_scalar(key, value, trainer.global_step)
+            trainer.history.append({"step": trainer.global_step, **metrics})
+            if (trainer.update % cfg.checkpoint_interval == 0
+                    or trainer.update in (trainer.n_updates, last_update)):
+                trainer.save()
+            bar.update(trainer.batch_steps)
+            bar.set_postfix_str(f"SPS={sps:,.0f} win={metrics['charts/round_win_rate']:.2f} "
+                                f"{eval_note}".strip())
+    return metrics
+
+
+def _evaluate_learner(trainer: Trainer) -> dict[str, float]:
+    """Win rate and points per round against each evaluation opponent (keeps ``best.pt``)."""
+    cfg = trainer.cfg
+    agent = PolicyAgent(trainer.network, name="learner", greedy=True)
+    metrics = {}
+    for name, result in evaluate(agent, cfg.eval_opponents, trainer.rules, cfg.eval_matches,
+                                 seed=cfg.seed + trainer.update,
+                                 weights=trainer.eval_weights).items():
+        metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
+        metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
+    if cfg.best_opponent is not None:
+        trainer.save_if_best(metrics[f"eval/win_rate_vs_{cfg.best_opponent}"])
+        metrics["eval/best_win_rate"] = trainer.best_win_rate
+    return metrics
 
 
 def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, float]:

@@ -1,4 +1,5 @@
-"""Every setting of a training run: ``PPOConfig``, its checks, YAML loading and resuming.
+"""Every setting of a training run: ``PPOConfig``, its checks, YAML loading, the run folder
+and resuming.
 
 Kept apart from :mod:`agents.ppo` so the algorithm reads top to bottom; a bad key or value
 fails here, with the allowed ones named, before any env or network is built.
@@ -7,6 +8,7 @@ fails here, with the allowed ones named, before any env or network is built.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,17 +215,24 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
     """The saved config of a run, with the (few) keys that may change on resume.
 
     The rules are the resolved rule set saved with the run, not a rule file read again (it
-    may have changed since). ``payload``: the run's ``latest.pt`` if already read."""
+    may have changed since). ``payload``: the run's ``latest.pt`` if already read. A run
+    stopped before its first checkpoint (in the warm start) has only its ``config.yaml``:
+    that config is returned, to start the run over (its files must still be there)."""
     path = Path(run_dir) / "checkpoints" / "latest.pt"
-    payload = load_checkpoint(path) if payload is None else payload
-    if "config" not in payload or "rules" not in payload:
-        raise CheckpointError(f"{str(path)!r} is a policy checkpoint (weights only), not a "
-                              "training run's state; --resume needs a run folder train.py wrote")
-    # Checkpoints are written after the warm start and hold the weights of every checkpoint
-    # opponent (pool and evaluation): no agent file is read again.
-    spec = {**payload["config"], "rules": payload["rules"]}
-    saved = PPOConfig.from_dict(spec, check_pool_files=False)
-    resumed = PPOConfig.from_dict({**spec, **changes}, check_pool_files=False)  # keys, values
+    restart = payload is None and not path.exists() and _saved_config(run_dir) is not None
+    if restart:
+        spec = _saved_config(run_dir)
+    else:
+        payload = load_checkpoint(path) if payload is None else payload
+        if "config" not in payload or "rules" not in payload:
+            raise CheckpointError(f"{str(path)!r} is a policy checkpoint (weights only), not a "
+                                  "training run's state; --resume needs a run folder train.py "
+                                  "wrote")
+        # Checkpoints are written after the warm start and hold the weights of every
+        # checkpoint opponent (pool and evaluation): no agent file is read again.
+        spec = {**payload["config"], "rules": payload["rules"]}
+    saved = PPOConfig.from_dict(spec, check_pool_files=restart)  # restarting reads them
+    resumed = PPOConfig.from_dict({**spec, **changes}, check_pool_files=restart)
 
     def same(key: str, value: Any) -> bool:
         if key == "rules":
@@ -235,3 +244,45 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
         raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE_KEYS)} "
                           f"may change, not {fixed}")
     return resumed
+
+
+def _saved_config(run_dir: str | Path) -> dict[str, Any] | None:
+    """The config (with its resolved rules) that train.py wrote into a run folder, or None."""
+    try:
+        spec = yaml.safe_load((Path(run_dir) / "config.yaml").read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(spec, dict) or "resolved_rules" not in spec:
+        return None
+    rules = spec.pop("resolved_rules")
+    return {**spec, "rules": rules}
+
+
+def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
+    """Make a new run's folder. A folder named by the user must be new or empty (nothing
+    written there is overwritten); the default name gets a suffix if another run took it."""
+    if run_dir is not None:
+        run_dir = Path(run_dir)
+        used = ConfigError(f"run folder {str(run_dir)!r} exists and is not an empty folder; "
+                           f"pick a new --run-dir, or continue that run with --resume {run_dir}")
+        if run_dir.exists() and not run_dir.is_dir():
+            raise ConfigError(f"--run-dir {str(run_dir)!r} is a file, not a folder; pick a "
+                              "new --run-dir")
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise used
+        run_dir.mkdir(parents=True, exist_ok=True)
+        try:  # claimed by creating config.yaml: of two runs started together, one gets it
+            (run_dir / "config.yaml").open("x").close()
+        except FileExistsError:
+            raise used from None
+        return run_dir
+    base = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+    base.parent.mkdir(parents=True, exist_ok=True)
+    candidate, attempt = base, 1
+    while True:
+        try:
+            candidate.mkdir()  # atomic: two runs started together get different folders
+            return candidate
+        except FileExistsError:
+            attempt += 1
+            candidate = base.with_name(f"{base.name}_{attempt}")

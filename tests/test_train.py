@@ -234,7 +234,7 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "is a file, not a folder" in err and "--resume" not in err
     # default names: two runs started in the same second get folders of their own
-    from agents.ppo import claim_run_dir
+    from agents.ppo_config import claim_run_dir
 
     cfg = _smoke(log_dir=str(tmp_path / "runs"))
     first, second = claim_run_dir(cfg, None), claim_run_dir(cfg, None)
@@ -243,7 +243,7 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
 
 
 def test_two_runs_given_the_same_new_folder_do_not_share_it(tmp_path, monkeypatch) -> None:
-    from agents.ppo import claim_run_dir
+    from agents.ppo_config import claim_run_dir
 
     run_dir, real_mkdir = tmp_path / "run", Path.mkdir
 
@@ -415,3 +415,64 @@ def test_a_bad_opponent_checkpoint_fails_before_the_run_folder_is_made(tmp_path,
                        f"eval_opponents=[{bad}]"]) == 2  # not at the first evaluation
     assert "obs_dim=303" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_ctrl_c_names_the_resume_command_and_resume_finishes_the_same_run(
+        tmp_path, capsys, monkeypatch) -> None:
+    from agents.ppo import Trainer
+
+    args = ["--config", str(SMOKE), "total_decisions=4096", "eval_interval=0",
+            "checkpoint_interval=1"]
+    assert train.main([*args, "--run-dir", str(tmp_path / "straight")]) == 0
+    real_collect, calls = Trainer.collect, []
+
+    def collect_then_ctrl_c(self: Trainer):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_collect(self)
+
+    monkeypatch.setattr(Trainer, "collect", collect_then_ctrl_c)
+    assert train.main([*args, "--run-dir", str(tmp_path / "split")]) == 130
+    err = capsys.readouterr().err
+    assert f"--resume {tmp_path / 'split'}" in err and "update 2 of 4" in err
+    assert "Traceback" not in err
+    monkeypatch.undo()
+    assert train.main(["--resume", str(tmp_path / "split")]) == 0
+    a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")["model"]
+    b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")["model"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
+                                                                monkeypatch) -> None:
+    """Before its first checkpoint a run has only config.yaml and warm-start events:
+    --resume runs it again from the start in that folder, as if never stopped."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    import agents.imitation
+
+    args = ["--config", str(SMOKE), "total_decisions=2048", "eval_interval=0",
+            "warmstart_decisions=3072"]
+    assert train.main([*args, "--run-dir", str(tmp_path / "straight")]) == 0
+    real_clone, calls = agents.imitation.clone_batch, []
+
+    def clone_then_ctrl_c(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_clone(*a, **k)
+
+    monkeypatch.setattr(agents.imitation, "clone_batch", clone_then_ctrl_c)
+    run_dir = tmp_path / "split"
+    assert train.main([*args, "--run-dir", str(run_dir)]) == 130
+    assert f"--resume {run_dir} starts it over" in capsys.readouterr().err
+    assert not (run_dir / "checkpoints").exists()
+    monkeypatch.undo()
+    assert train.main(["--resume", str(run_dir)]) == 0
+    a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")["model"]
+    b = load_checkpoint(run_dir / "checkpoints" / "latest.pt")["model"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    accumulator = EventAccumulator(str(run_dir))
+    accumulator.Reload()
+    assert [e.step for e in accumulator.Scalars("imitation/accuracy")] == [1024, 2048, 3072]
