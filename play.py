@@ -4,7 +4,8 @@
                    [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7]
 
 Legal moves are listed by number and card name; type the number (or a unique part of the
-move's name). Bad input is asked again; ``q`` or end of input quits.
+move's name; a name two moves share, like a month's two chaff cards, needs the number). Bad
+input is asked again; ``q`` or end of input quits.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import TextIO
 
 import numpy as np
 
+from agents.base import MAX_SEED, AgentLike
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.observation import encode_observations
-from hanafuda_env.rendering import render_game
-from hanafuda_env.rules import RuleError, resolve_rules
+from hanafuda_env.rendering import counted, render_game
+from hanafuda_env.results import RoundResults
+from hanafuda_env.rules import RuleError, RuleSet, resolve_rules
 
 
 class Quit(Exception):
@@ -40,25 +43,33 @@ def ask_action(legal: list[int], read: Callable[[], str], write: Callable[[str],
             raise Quit
         if text.isdigit() and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]
-        matches = [a for a, n in zip(legal, names) if text and text in n.lower()]
+        matches = [i for i, n in enumerate(names) if text and text in n.lower()]
         if len(matches) == 1:
-            return matches[0]
+            return legal[matches[0]]
+        if matches:  # e.g. "cherry chaff" with both cherry chaff cards in hand
+            which = ", ".join(f"[{i + 1}] {names[i]}" for i in matches)
+            write(f"'{line.strip()}' matches several moves ({which}); type the number of "
+                  f"the one you mean (or q to quit).\n")
+            continue
         write(f"'{line.strip()}' is not one of the moves above; type a number "
               f"1-{len(legal)} (or q to quit).\n")
 
 
-def describe_rounds(rounds, human: int) -> str:
+def describe_rounds(rounds: RoundResults, human: int) -> str:
+    """One line per finished round, from the person's side."""
     lines = []
     for record in rounds.records():
         who = ("nobody" if record["winner"] < 0
                else "you" if record["winner"] == human else "the bot")
         yaku = ", ".join(f"{k} {v}" for k, v in record["yaku"].items()) or "-"
+        points = counted(record["points"], "point")
         lines.append(f"round {record['round_index'] + 1} over ({record['reason']}): {who} "
-                     f"won {record['points']} points  [yaku: {yaku}; x{record['multiplier']}]")
+                     f"won {points}  [yaku: {yaku}; x{record['multiplier']}]")
     return "\n".join(lines)
 
 
-def play(bot, rules, human: int, seed: int, stdin: TextIO, stdout: TextIO) -> int:
+def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
+         stdout: TextIO) -> int:
     """One match, person against bot. Returns the person's final score difference."""
     def write(text: str) -> None:
         stdout.write(text if text.endswith(("\n", "> ")) else text + "\n")
@@ -66,7 +77,8 @@ def play(bot, rules, human: int, seed: int, stdin: TextIO, stdout: TextIO) -> in
 
     core = KoiKoiCore(1, rules=rules, seed=seed)
     total = np.zeros(2, dtype=np.int64)
-    write(f"Koi-Koi, {rules.name} rules, {rules.rounds} rounds. You are player_{human}.")
+    write(f"Koi-Koi, {rules.name} rules, {counted(rules.rounds, 'round')}. "
+          f"You are player_{human}.")
     outcome = core.reset(seed=seed)
     if len(outcome.rounds):
         write(describe_rounds(outcome.rounds, human))
@@ -99,13 +111,20 @@ def play(bot, rules, human: int, seed: int, stdin: TextIO, stdout: TextIO) -> in
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Play Koi-Koi against a bot.")
-    parser.add_argument("--bot", default="expert", help="baseline name or checkpoint path")
-    parser.add_argument("--rules", default="nintendo", help="preset name or YAML path")
-    parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
-    parser.add_argument("--seat", type=int, choices=(0, 1), default=0)
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--bot", default="expert",
+                        help="baseline name (expert, greedy, random) or checkpoint path "
+                             "(default: %(default)s)")
+    parser.add_argument("--rules", default="nintendo",
+                        help="rule preset name or YAML path (default: %(default)s)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds in the match (default: the rule set's, 12 for nintendo)")
+    parser.add_argument("--seat", type=int, choices=(0, 1), default=0,
+                        help="your seat, player_0 or player_1 (the first dealer is a coin "
+                             "flip) (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the deals and the bot, to replay a match "
+                             "(default: a fresh random one)")
     args = parser.parse_args(argv)
-    from agents.base import MAX_SEED
     from agents.registry import make_agent
 
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
@@ -113,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         rules = resolve_rules(args.rules)
-        if args.rounds is not None:
-            rules = rules.replace(rounds=args.rounds)
+        if args.rounds is not None:  # keep the preset's name: the header names the rounds
+            rules = rules.replace(rounds=args.rounds, name=rules.name)
         seed = args.seed if args.seed is not None else int(
             np.random.SeedSequence().entropy % 2**31)
         bot = make_agent(args.bot, rules, seed=seed)

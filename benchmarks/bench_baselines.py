@@ -20,6 +20,16 @@ import sys
 import time
 
 import numpy as np
+from cli_args import (
+    agent_list,
+    agent_pairs,
+    make_parser,
+    positive_int,
+    positive_int_list,
+    rule_spec,
+    seed_int,
+    usage_errors,
+)
 
 from agents.base import AgentLike, decode
 from agents.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
@@ -30,6 +40,7 @@ from agents.registry import make_agent
 from hanafuda_env import cards as C
 from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
 from hanafuda_env.observation import encode_observations
+from hanafuda_env.rendering import counted
 from hanafuda_env.rules import RuleSpec, resolve_rules
 
 _U64 = np.uint64
@@ -37,25 +48,29 @@ _U64 = np.uint64
 DEFAULT_PAIRS = "expert:random,expert:greedy,greedy:random"
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--matches", type=int, default=2000, help="matches per pair")
-    parser.add_argument("--rounds", type=int, default=12, help="rounds per match")
-    parser.add_argument("--rules", default="nintendo", help="rule preset or YAML file")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batch", type=int, default=1000, help="games stepped together")
-    parser.add_argument("--pairs", default=DEFAULT_PAIRS,
-                        help=f"comma-separated A:B pairs (default {DEFAULT_PAIRS})")
+def make_arg_parser() -> argparse.ArgumentParser:
+    parser = make_parser(__doc__)
+    parser.add_argument("--matches", type=positive_int, default=2000, help="matches per pair")
+    parser.add_argument("--rounds", type=positive_int, default=12, help="rounds per match")
+    parser.add_argument("--rules", type=rule_spec, default="nintendo",
+                        help="rule preset or YAML file")
+    parser.add_argument("--seed", type=seed_int, default=0, help="seed of the deals and agents")
+    parser.add_argument("--batch", type=positive_int, default=1000,
+                        help="games stepped together")
+    parser.add_argument("--pairs", type=agent_pairs, default=DEFAULT_PAIRS,
+                        help="comma-separated A:B pairs of baseline names or checkpoints")
     parser.add_argument("--json", metavar="PATH", help="also write all results as JSON")
     parser.add_argument("--calibrate", action="store_true",
                         help="refit the expert's card model from self-play and print it")
-    parser.add_argument("--calibration-games", type=int, default=160)
-    parser.add_argument("--calibration-steps", type=int, default=600)
-    parser.add_argument("--speed", metavar="AGENTS",
+    parser.add_argument("--calibration-games", type=positive_int, default=160,
+                        help="self-play games for --calibrate")
+    parser.add_argument("--calibration-steps", type=positive_int, default=600,
+                        help="decisions per game for --calibrate")
+    parser.add_argument("--speed", metavar="AGENTS", type=agent_list,
                         help="comma-separated agents: time their act on fixed batches and exit")
-    parser.add_argument("--speed-batches", default="64,256,1024",
+    parser.add_argument("--speed-batches", type=positive_int_list, default="64,256,1024",
                         help="comma-separated batch sizes for --speed")
-    return parser.parse_args(argv)
+    return parser
 
 
 def collect_card_outcomes(agent: AgentLike, n_games: int = 256, n_steps: int = 600, seed: int = 0,
@@ -189,38 +204,40 @@ def decisions_per_second(agent: AgentLike, batches: list[tuple[np.ndarray, np.nd
 
 
 def speed(args: argparse.Namespace) -> None:
-    rules = resolve_rules(args.rules)
-    sizes = [int(b) for b in args.speed_batches.split(",")]
-    names = args.speed.split(",")
+    rule_set = resolve_rules(args.rules)
+    names = args.speed
     print(f"decisions per CPU second of act, rules {args.rules}")
     print(f"{'batch':>6s} " + " ".join(f"{name:>10s}" for name in names))
-    for size in sizes:
-        batches = speed_batches(rules, size, seed=args.seed)
-        rates = [decisions_per_second(make_agent(name, rules, seed=args.seed), batches)
+    for size in args.speed_batches:
+        batches = speed_batches(rule_set, size, seed=args.seed)
+        rates = [decisions_per_second(make_agent(name, rule_set, seed=args.seed), batches)
                  for name in names]
         print(f"{size:6d} " + " ".join(f"{rate:10.0f}" for rate in rates), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    parser = make_arg_parser()
+    args = parser.parse_args(argv)
     if args.calibrate:
         calibrate(args)
         return 0
+    with usage_errors(parser):  # a checkpoint for other rules, or not a checkpoint at all
+        rule_set = resolve_rules(args.rules).replace(rounds=args.rounds)
+        for name in args.speed or {name for pair in args.pairs for name in pair}:
+            make_agent(name, rule_set)  # now, not after the first pairs' matches have run
     if args.speed:
         speed(args)
         return 0
-    rules = resolve_rules(args.rules).replace(rounds=args.rounds)
     results = []
-    print(f"{args.matches} matches of {args.rounds} rounds per pair, rules {args.rules}, "
-          f"seed {args.seed}")
+    print(f"{counted(args.matches, 'match', 'matches')} of {counted(args.rounds, 'round')} "
+          f"per pair, rules {args.rules}, seed {args.seed}")
     print(f"{'A':>8s} {'B':>8s} {'A win rate [95% CI]':>24s} {'A score rate [95% CI]':>24s} "
           f"{'A pts/round':>12s} {'A moves/s':>10s} {'B moves/s':>10s} {'time':>6s}")
-    for pair in args.pairs.split(","):
-        name_a, name_b = pair.split(":")
-        agent_a = make_agent(name_a, rules, seed=args.seed + 1)
-        agent_b = make_agent(name_b, rules, seed=args.seed + 2)
+    for name_a, name_b in args.pairs:
+        agent_a = make_agent(name_a, rule_set, seed=args.seed + 1)
+        agent_b = make_agent(name_b, rule_set, seed=args.seed + 2)
         start = time.perf_counter()
-        result = play_matches(agent_a, agent_b, args.matches, rules, args.seed, args.batch)
+        result = play_matches(agent_a, agent_b, args.matches, rule_set, args.seed, args.batch)
         seconds = time.perf_counter() - start
         result["seconds"] = seconds
         results.append(result)

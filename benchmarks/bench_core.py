@@ -9,12 +9,12 @@ when it is present, and prints the core's speed-up over it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from cli_args import make_parser, positive_float, positive_int  # benchmarks/ is on the path
 
 from hanafuda_env.core import KoiKoiCore
 
@@ -56,9 +56,11 @@ def bench_reference(seconds: float) -> tuple[float, float] | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 8192])
+    parser = make_parser(__doc__)
+    parser.add_argument("--seconds", type=positive_float, default=3.0,
+                        help="seconds to time each batch size (and the reference)")
+    parser.add_argument("--batches", type=positive_int, nargs="+", default=[1, 64, 1024, 8192],
+                        help="batch sizes (games stepped together) to time")
     args = parser.parse_args()
     print(f"{'batch':>6} {'decisions/s':>14} {'rounds/s':>12}")
     results = {}

@@ -16,12 +16,12 @@ of the ratios within a repeat: shared machines are noisy, and a ratio moves less
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
 
 import numpy as np
+from cli_args import make_parser, positive_float, positive_int, seed_int
 
 from hanafuda_env import koikoi_v0
 from hanafuda_env.core import KoiKoiCore
@@ -92,11 +92,14 @@ def bench_vector(n: int, seconds: float, seed: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 8192])
-    parser.add_argument("--seed", type=int, default=0)
+    parser = make_parser(__doc__)
+    parser.add_argument("--seconds", type=positive_float, default=2.0,
+                        help="seconds per measurement")
+    parser.add_argument("--repeats", type=positive_int, default=3,
+                        help="runs per figure (the median is printed)")
+    parser.add_argument("--batches", type=positive_int, nargs="+", default=[1, 64, 1024, 8192],
+                        help="batch sizes of the vector env to time")
+    parser.add_argument("--seed", type=seed_int, default=0, help="seed of deals and actions")
     parser.add_argument("--aec-only", action="store_true", help="skip the batched figures")
     args = parser.parse_args()
 

@@ -10,12 +10,12 @@ are noisy); the speed-up is taken from the same run.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
 
 import numpy as np
+from cli_args import make_parser, positive_float, positive_int, rule_spec, seed_int
 
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
@@ -77,11 +77,14 @@ def bench_encoders(rules: str, calls: int, seed: int) -> tuple[float, float, flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--rules", default="nintendo")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = make_parser(__doc__)
+    parser.add_argument("--seconds", type=positive_float, default=2.0,
+                        help="seconds per measurement")
+    parser.add_argument("--repeats", type=positive_int, default=3,
+                        help="runs per figure (the median is printed)")
+    parser.add_argument("--rules", type=rule_spec, default="nintendo",
+                        help="rule preset name or YAML file")
+    parser.add_argument("--seed", type=seed_int, default=0, help="seed of deals and actions")
     args = parser.parse_args()
 
     runs = []

@@ -27,6 +27,14 @@ import argparse
 import time
 
 import numpy as np
+from cli_args import (
+    agent_spec,
+    make_parser,
+    positive_int,
+    rule_spec,
+    seed_int,
+    usage_errors,
+)
 
 from agents.action_values import estimate_action_values
 from agents.base import AgentLike
@@ -34,21 +42,26 @@ from agents.koikoi_value import MODES, stack_cores
 from agents.registry import make_agent
 from hanafuda_env.core import DECIDE, KoiKoiCore
 from hanafuda_env.observation import encode_observations
+from hanafuda_env.rendering import counted
 from hanafuda_env.rules import resolve_rules
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--policy", default="expert",
+def make_arg_parser() -> argparse.ArgumentParser:
+    parser = make_parser(__doc__)
+    parser.add_argument("--policy", type=agent_spec, default="expert",
                         help="baseline name or checkpoint path (plays and rolls out)")
-    parser.add_argument("--rules", default="nintendo")
-    parser.add_argument("--states", type=int, default=200, help="card decisions sampled")
-    parser.add_argument("--search-worlds", type=int, default=64)
-    parser.add_argument("--judge-worlds", type=int, default=256)
+    parser.add_argument("--rules", type=rule_spec, default="nintendo",
+                        help="rule preset name or YAML file")
+    parser.add_argument("--states", type=positive_int, default=200,
+                        help="card decisions sampled")
+    parser.add_argument("--search-worlds", type=positive_int, default=64,
+                        help="rollout worlds the search values each move on")
+    parser.add_argument("--judge-worlds", type=positive_int, default=256,
+                        help="other rollout worlds the judge values each move on")
     parser.add_argument("--modes", nargs="+", default=["resampled", "hand_known"],
-                        choices=MODES)
-    parser.add_argument("--seed", type=int, default=0)
-    return parser.parse_args(argv)
+                        choices=MODES, help="what the worlds know of the hidden cards")
+    parser.add_argument("--seed", type=seed_int, default=0, help="seed of play and worlds")
+    return parser
 
 
 def sample_card_decisions(policy: AgentLike, n_points: int, rules, seed: int) -> KoiKoiCore:
@@ -76,16 +89,19 @@ def interval(diff: np.ndarray) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
-    rules = resolve_rules(args.rules)
-    policy = make_agent(args.policy, rules, seed=args.seed)
+    parser = make_arg_parser()
+    args = parser.parse_args(argv)
+    with usage_errors(parser):  # e.g. a checkpoint for other rules or not a checkpoint
+        rules = resolve_rules(args.rules)
+        policy = make_agent(args.policy, rules, seed=args.seed)
     points = sample_card_decisions(policy, args.states, rules, args.seed)
     games = np.arange(points.n_games)
     mask = points.legal_action_mask()
     chosen = policy.act(encode_observations(points), mask)
     n_moves = mask.sum(axis=1).mean()
-    print(f"policy {args.policy}: {points.n_games} card decisions ({n_moves:.1f} legal moves "
-          f"each); search {args.search_worlds} worlds, judged on {args.judge_worlds} others")
+    print(f"policy {args.policy}: {counted(points.n_games, 'card decision')} ({n_moves:.1f} "
+          f"legal moves each); search {counted(args.search_worlds, 'world')}, judged on "
+          f"{args.judge_worlds} other{'' if args.judge_worlds == 1 else 's'}")
     print(f"{'mode':<11} {'search - policy':>17} {'shortfall':>10} {'agree':>6} {'time':>6}")
     for mode in args.modes:
         start = time.perf_counter()

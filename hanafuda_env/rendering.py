@@ -9,6 +9,12 @@ from .scoring import score_pile, yaku_table
 _KIND_MARK = {C.BRIGHT: "★", C.ANIMAL: "◆", C.RIBBON: "▬", C.CHAFF: "·"}
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``1 card``, ``2 cards``: a count with its noun in the right number ("1 cards" reads
+    like a bug)."""
+    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
+
+
 def card_label(card_id: int) -> str:
     card = C.DECK[card_id]
     return f"{_KIND_MARK[card.kind]}{card.name}"
@@ -25,12 +31,13 @@ def render_game(core: KoiKoiCore, game: int = 0, viewer: int | None = None) -> s
     lines = [
         f"round {int(core.round_index[game]) + 1}/{core.rules.rounds}  "
         f"score {int(core.match_score[game, 0])} : {int(core.match_score[game, 1])}  "
-        f"dealer: player_{dealer}  stock: {STOCK_SIZE - int(core.stock_pos[game])} cards",
+        f"dealer: player_{dealer}  "
+        f"stock: {counted(STOCK_SIZE - int(core.stock_pos[game]), 'card')}",
     ]
     for seat in (0, 1):
         hand = int(core.hands[game, seat])
         shown = (cards_line(hand) if viewer in (None, seat)
-                 else f"{hand.bit_count()} hidden cards")
+                 else counted(hand.bit_count(), "hidden card"))
         pile = int(core.piles[game, seat])
         yaku = score_pile(pile, table)
         yaku_text = ", ".join(f"{n} {p}" for n, p in yaku.items()) or "none"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,52 @@ def test_ask_action_accepts_numbers_ids_by_name_and_reasks() -> None:
     assert ask_action(legal, lambda: "stop\n", shown.append) == 96
     with pytest.raises(Quit):
         ask_action(legal, lambda: "", shown.append)
+
+
+def test_a_name_two_moves_share_asks_for_the_number() -> None:
+    shown: list[str] = []
+    lines = iter(["cherry chaff\n", "2\n"])
+    # cards 10 and 11 are the two cherry chaff: one name, two moves
+    assert ask_action([10, 11, 12], lambda: next(lines), shown.append) == 11
+    reply = next(s for s in shown if "cherry chaff'" in s)
+    assert "matches several moves" in reply and "not one of the moves" not in reply
+    assert "[1] play cherry chaff, [2] play cherry chaff" in reply
+    assert "wisteria" not in reply  # only the moves it matched are listed
+
+
+def test_a_part_of_several_names_asks_again_then_a_unique_part_is_taken() -> None:
+    shown: list[str] = []
+    lines = iter(["play cherry\n", "curtain\n"])  # the curtain and a chaff share "cherry"
+    assert ask_action([8, 10], lambda: next(lines), shown.append) == 8
+    assert any("matches several moves ([1] play cherry curtain, [2] play cherry chaff)" in s
+               for s in shown)
+
+
+def test_a_real_deal_with_both_chaff_of_a_month_asks_which() -> None:
+    rules = resolve_rules("nintendo").replace(rounds=1)
+    out = io.StringIO()
+    # seed 8: player_0 moves first holding both cherry chaff
+    play(RandomAgent(rules, seed=0), rules, 0, 8, io.StringIO("cherry chaff\n1\nq\n"), out)
+    text = out.getvalue()
+    assert "'cherry chaff' matches several moves ([1] play cherry chaff, [2] play cherry " \
+           "chaff)" in text
+    assert "is not one of the moves above" not in text and "bye." in text
+
+
+def test_one_round_and_one_point_are_singular() -> None:
+    # seed 4, always the first move: the bot wins the only round by 1 point
+    result = _run("1\n" * 400, "--bot", "greedy", "--rounds", "1", "--seed", "4")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Koi-Koi, nintendo rules, 1 round. You are player_0." in out
+    assert "the bot won 1 point  [" in out
+    assert re.search(r"\b1 (rounds|points)\b", out) is None and "+custom" not in out
+
+
+def test_help_shows_defaults_and_explains_every_option() -> None:
+    result = _run("", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "(default: expert)" in text and "(default: nintendo)" in text
+    for option in ("--seat {0,1} your seat", "--seed SEED seed of the deals"):
+        assert option in text

@@ -1,0 +1,139 @@
+"""Option checks the benchmark scripts share.
+
+A bad option should be a usage error (exit status 2, one line naming the bad value and what
+is allowed) raised before any slow work starts, never a traceback from deep inside a run.
+The scripts import this module by name: Python puts the folder of the script it runs
+(``benchmarks/``) first on the path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from agents.base import MAX_SEED
+from agents.registry import BASELINES
+from hanafuda_env.rules import resolve_rules
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except ``None`` and ``False``: their help says what
+    leaving the option out means, and "(default: None)" would only confuse."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def make_parser(doc: str | None) -> argparse.ArgumentParser:
+    """A parser described by the first line of a script's docstring, defaults shown."""
+    description = doc.strip().splitlines()[0] if doc else None
+    return argparse.ArgumentParser(description=description, formatter_class=HelpFormatter)
+
+
+def _integer(text: str, low: int, high: int | None, wanted: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}") from None
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (counts of games, updates, states, worlds …)."""
+    return _integer(text, 1, None, "a positive integer (1 or more)")
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0, for counts where 0 means "skip"."""
+    return _integer(text, 0, None, "an integer >= 0")
+
+
+def seed_int(text: str) -> int:
+    """A seed in the range the agents and configs accept."""
+    return _integer(text, 0, MAX_SEED, f"an integer from 0 to {MAX_SEED}")
+
+
+def positive_float(text: str) -> float:
+    """A number > 0 (seconds to measure for)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+def positive_int_list(text: str) -> list[int]:
+    """Comma-separated positive integers, e.g. batch sizes ``64,256,1024``."""
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise argparse.ArgumentTypeError(
+            f"must be comma-separated positive integers, got {text!r}")
+    try:
+        return [positive_int(item) for item in items]
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"must be comma-separated positive integers, got {text!r}") from None
+
+
+def agent_spec(text: str) -> str:
+    """A baseline name or an existing checkpoint file (as ``make_agent`` takes them)."""
+    if text.strip().lower() in BASELINES or os.path.isfile(text):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"unknown agent {text!r}: not a baseline ({', '.join(BASELINES)}) "
+        f"nor an existing checkpoint file")
+
+
+def agent_list(text: str) -> list[str]:
+    """Comma-separated agents, e.g. ``expert,greedy``."""
+    return [agent_spec(item.strip()) for item in text.split(",")]
+
+
+def agent_pairs(text: str) -> list[tuple[str, str]]:
+    """Comma-separated ``A:B`` pairs of agents, e.g. ``expert:random,greedy:random``."""
+    pairs = []
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if len(parts) != 2 or not all(parts):
+            raise argparse.ArgumentTypeError(
+                f"each pair must look like A:B (e.g. expert:greedy), got {item.strip()!r}")
+        pairs.append((agent_spec(parts[0]), agent_spec(parts[1])))
+    return pairs
+
+
+def rule_spec(text: str) -> str:
+    """A rule preset name or YAML file that resolves; kept as given, for printing."""
+    try:
+        resolve_rules(text)
+    except (ValueError, OSError) as error:
+        raise argparse.ArgumentTypeError(one_line(error)) from None
+    return text
+
+
+def one_line(error: BaseException) -> str:
+    """An error's message on a single line (YAML errors span several); a file that cannot
+    be read says which and why, without the errno."""
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"cannot read {error.filename}: {error.strerror}"
+    return " ".join(str(error).split())
+
+
+@contextmanager
+def usage_errors(parser: argparse.ArgumentParser,
+                 kinds: tuple[type[BaseException], ...] = (ValueError, OSError)
+                 ) -> Iterator[None]:
+    """Turns the project's setup errors (RuleError, ConfigError, CheckpointError: all
+    ValueErrors; a missing file) into a usage error. Wrap setup only, never the timed
+    work, so a bug there still shows its traceback."""
+    try:
+        yield
+    except kinds as error:
+        parser.error(one_line(error))

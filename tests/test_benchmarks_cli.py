@@ -1,0 +1,103 @@
+"""The benchmark scripts' command lines: a bad option is a usage error (exit 2, one line
+naming the value and what is allowed) before any slow work starts, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+
+
+def _run(script: str, *args: str) -> subprocess.CompletedProcess:
+    # A short timeout: each of these must fail at parsing or setup, not after a benchmark.
+    return subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+
+
+BAD_OPTIONS = [
+    # script, arguments, words the error line must contain
+    ("bench_search.py", ["--states", "0"], ["--states", "positive integer", "'0'"]),
+    ("bench_search.py", ["--judge-worlds", "-2"], ["--judge-worlds", "'-2'"]),
+    ("bench_search.py", ["--policy", "grandmaster"], ["'grandmaster'", "expert"]),
+    ("bench_search.py", ["--rules", "hanafuda-classic"], ["'hanafuda-classic'", "nintendo"]),
+    ("bench_training.py", ["--updates", "0"], ["--updates", "positive integer", "'0'"]),
+    ("bench_training.py", ["--warmstart-batches", "-1"], ["--warmstart-batches", ">= 0"]),
+    ("bench_training.py", ["bogus_key=1"], ["'bogus_key'", "allowed keys", "n_envs"]),
+    ("bench_training.py", ["n_envs=0"], ["n_envs", "0"]),
+    ("bench_training.py", ["--config", "no/such.yaml"], ["no/such.yaml", "No such file"]),
+    ("bench_baselines.py", ["--pairs", "expert"], ["--pairs", "A:B", "'expert'"]),
+    ("bench_baselines.py", ["--pairs", "expert:grandmaster"], ["'grandmaster'", "random"]),
+    ("bench_baselines.py", ["--batch", "0"], ["--batch", "positive integer"]),
+    ("bench_baselines.py", ["--rounds", "0"], ["--rounds", "positive integer"]),
+    ("bench_baselines.py", ["--rules", "hanafuda-classic"], ["'hanafuda-classic'", "ten-base"]),
+    ("bench_baselines.py", ["--speed", "expert,nobody"], ["--speed", "'nobody'"]),
+    ("bench_baselines.py", ["--speed", "expert", "--speed-batches", "64,x"],
+     ["--speed-batches", "'64,x'"]),
+    ("bench_baselines.py", ["--seed", "-1"], ["--seed", "from 0 to"]),
+    ("bench_core.py", ["--batches", "64", "0"], ["--batches", "'0'"]),
+    ("bench_core.py", ["--seconds", "0"], ["--seconds", "> 0"]),
+    ("bench_envs.py", ["--repeats", "0"], ["--repeats", "positive integer"]),
+    ("bench_envs.py", ["--seconds", "nan"], ["--seconds", "'nan'"]),
+    ("bench_game.py", ["--repeats", "0"], ["--repeats", "positive integer"]),
+    ("bench_game.py", ["--rules", "hanafuda-classic"], ["'hanafuda-classic'"]),
+]
+
+
+@pytest.mark.parametrize(("script", "args", "words"), BAD_OPTIONS,
+                         ids=[f"{s}-{' '.join(a)}" for s, a, _ in BAD_OPTIONS])
+def test_a_bad_option_is_a_one_line_usage_error(script: str, args: list[str],
+                                                words: list[str]) -> None:
+    result = _run(script, *args)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("usage:")
+    error = lines[-1]
+    assert error.startswith(f"{script}: error: ")
+    for word in words:
+        assert word in error
+
+
+def _options_without_help(text: str) -> list[str]:
+    """Options in ``--help`` output with no help text: argparse leaves such an option alone
+    on its line, with the next option (or nothing) below it."""
+    lines = text.splitlines()
+    missing = []
+    for i, line in enumerate(lines):
+        if not line.startswith("  -"):  # an option's first line; help continues further in
+            continue
+        invocation, _, same_line = line.strip().partition("  ")
+        below = lines[i + 1] if i + 1 < len(lines) else ""
+        if not same_line.strip() and not below.startswith("    "):
+            missing.append(invocation)
+    return missing
+
+
+def test_the_help_check_spots_an_option_without_help() -> None:
+    text = "options:\n  -h, --help   show this\n  --seat {0,1}\n  --seed SEED\n"
+    assert _options_without_help(text) == ["--seat {0,1}", "--seed SEED"]
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("bench_*.py")))
+def test_help_explains_every_option_and_shows_defaults(script: str) -> None:
+    result = _run(script, "--help")
+    assert result.returncode == 0, result.stderr
+    assert _options_without_help(result.stdout) == []
+    assert "(default: " in result.stdout and "(default: None)" not in result.stdout
+
+
+def test_the_training_target_is_judged_for_the_default_config_only() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from bench_training import DEFAULT_CONFIG, TARGET, target_verdict
+    finally:
+        sys.path.remove(str(BENCH))
+    assert target_verdict(DEFAULT_CONFIG, TARGET + 1).endswith(": met")
+    assert target_verdict(DEFAULT_CONFIG, TARGET - 1).endswith(": NOT met")
+    other = target_verdict(ROOT / "configs" / "smoke.yaml", 1.0)
+    assert "not judged" in other and "NOT met" not in other and "default.yaml" in other
