@@ -38,13 +38,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--matches", type=int, default=200,
                         help="matches per pairing (default 200)")
     parser.add_argument("--rules", default="nintendo",
-                        help="rule preset (nintendo, ten-base) or a YAML rule file")
+                        help="rule preset (nintendo, ten-base) or a YAML rule file "
+                        "(default nintendo)")
     parser.add_argument("--rounds", type=int, default=None,
                         help="rounds per match (overrides the rule set: 3, 6, 12 ...)")
-    parser.add_argument("--seed", type=int, default=0, help="deal and agent seed")
+    parser.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
     parser.add_argument("--batch", type=int, default=1024,
                         help="games stepped together (the deals do not depend on it; "
-                        "the baselines' random tie-breaks do)")
+                        "the baselines' random tie-breaks do; default 1024)")
     parser.add_argument("--json", metavar="PATH", help="write the full results as JSON here")
     args = parser.parse_args(argv)
     if args.league and args.agents:
