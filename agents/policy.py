@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -53,6 +54,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 def _why_unreadable(path: Path, error: Exception) -> str:
     """What a failed ``torch.load`` means for the user (torch's own advice to load unsafely
     is not repeated)."""
+    if isinstance(error, PermissionError):
+        return f"cannot be read: {error.strerror}"
     if not zipfile.is_zipfile(path):
         return "is corrupt or not a checkpoint at all (torch.save writes a zip archive)"
     unsafe = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(error))
@@ -87,6 +90,21 @@ def policy_weights(path: str | Path) -> dict[str, Any]:
     payload = load_checkpoint(path)
     network_from_payload(payload)  # a file that cannot play fails now, not mid-run
     return {"model": payload["model"], "network": payload["network"]}
+
+
+def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
+    """The policies of the agent specs that are checkpoint files. A spec that is neither a
+    file nor a baseline name fails now (a run must not find out at its first evaluation)."""
+    from .registry import BASELINES
+
+    weights = {}
+    for spec in specs:
+        if os.path.isfile(spec):
+            weights[spec] = policy_weights(spec)
+        elif spec.strip().lower() not in BASELINES:
+            raise CheckpointError(f"checkpoint {spec!r} does not exist (and it is not a "
+                                  f"baseline name: {', '.join(BASELINES)})")
+    return weights
 
 class PolicyAgent:
     """Plays with a network: its most likely legal action (``greedy``, the default for

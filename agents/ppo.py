@@ -26,7 +26,6 @@ in :mod:`agents.ppo_config`.
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -56,7 +55,7 @@ from .policy import (
     PolicyAgent,
     load_checkpoint,
     network_from_payload,
-    policy_weights,
+    read_policy_files,
     save_checkpoint,
 )
 from .ppo_config import (
@@ -71,19 +70,34 @@ from .selfplay import SELF, OpponentPool
 _PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
 
 
+@dataclasses.dataclass
+class WaitingRewards:
+    """Per game and seat (B, 2): rewards paid in the running episode before the seat's first
+    decision there (a hand-yaku round at a match's deal), waiting to be credited to that
+    decision when a later rollout reaches it."""
+
+    amount: np.ndarray  # float32
+    undecided: np.ndarray  # bool: the seat has not decided yet in the running episode
+
+    @classmethod
+    def fresh(cls, n_games: int) -> WaitingRewards:
+        """At the start of training every episode is new."""
+        return cls(np.zeros((n_games, 2), dtype=np.float32), np.ones((n_games, 2), dtype=bool))
+
+
 def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
                 last_values: np.ndarray, gamma: float, lam: float,
-                pending: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                waiting: WaitingRewards | None = None) -> tuple[np.ndarray, WaitingRewards]:
     """Advantages for interleaved two-seat streams, and the rewards still waiting for a
-    decision to credit.
+    decision to credit (pass them to the next rollout's call).
 
     ``rewards`` (T, B, 2) arrive after step t's action; ``seats`` (T, B) is who decided at t;
     ``dones`` (T, B) marks the step that ended an episode; ``last_values`` (B, 2) bootstraps
     each seat's stream after the last step. A seat's rewards since its previous decision are
     credited to that decision. Rewards of an episode that came before a seat's first
-    decision in it (a hand-yaku round at a match's deal, paid with its first step) go to that
-    first decision; when it lies beyond this rollout they are returned (B, 2) and passed as
-    the next rollout's ``pending``. A seat with no decision in an episode gets no credit.
+    decision in it go to that first decision, in this rollout or a later one. A seat with no
+    decision in an episode gets no credit. Without ``waiting``, the episodes running at the
+    rollout's start are taken to have had both seats' decisions already.
     """
     steps, n = seats.shape
     games = np.arange(n)
@@ -91,7 +105,7 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
     next_adv = np.zeros((n, 2), dtype=np.float32)
     carry = np.zeros((n, 2), dtype=np.float32)
     first = np.full((n, 2), -1)  # each seat's earliest decision seen so far in its episode
-    unclaimed = np.zeros((n, 2), dtype=np.float32)  # early rewards of each game's last episode
+    after_end = WaitingRewards(np.zeros((n, 2), dtype=np.float32), np.zeros((n, 2), bool))
     in_last_episode = np.ones(n, dtype=bool)  # no episode end seen yet (going backwards)
     advantages = np.zeros((steps, n), dtype=np.float32)
     for t in reversed(range(steps)):
@@ -100,8 +114,9 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
         if early.any():
             g, s = np.nonzero(early)
             advantages[first[g, s], g] += carry[g, s]
-        waiting = (ended & in_last_episode)[:, None] & (first < 0)  # no decision yet
-        unclaimed[waiting] = carry[waiting]
+        last_end = (ended & in_last_episode)[:, None]  # the episode running at the end
+        after_end.undecided |= last_end & (first < 0)
+        after_end.amount[last_end & (first < 0)] = carry[last_end & (first < 0)]
         in_last_episode &= ~ended
         first[ended] = -1
         next_value[ended] = 0.0
@@ -117,13 +132,18 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
         next_value[games, seat] = values[t]
         next_adv[games, seat] = adv
         first[games, seat] = t
-    if pending is not None:  # the last rollout's waiting rewards, of this one's first episode
-        claimed = pending != 0
-        g, s = np.nonzero(claimed & (first >= 0))
-        advantages[first[g, s], g] += pending[g, s]
-        still = claimed & (first < 0) & in_last_episode[:, None]  # no decision, no end yet
-        unclaimed[still] = pending[still]
-    return advantages, unclaimed
+    if waiting is None:
+        return advantages, after_end
+    # The episode running at the rollout's start: a seat that had not decided in it yet gets
+    # what it was paid so far (earlier rollouts' and this one's) at its first decision.
+    amount = waiting.amount + np.where(waiting.undecided, carry, 0.0).astype(np.float32)
+    g, s = np.nonzero(waiting.undecided & (first >= 0))
+    advantages[first[g, s], g] += amount[g, s]
+    running = in_last_episode[:, None]  # that episode did not end in this rollout
+    still = waiting.undecided & (first < 0) & running
+    return advantages, WaitingRewards(np.where(running, np.where(still, amount, 0.0),
+                                               after_end.amount).astype(np.float32),
+                                      np.where(running, still, after_end.undecided))
 
 
 class Trainer:
@@ -169,8 +189,7 @@ class Trainer:
         self.opponent = self.pool.sample(cfg.n_envs, self.rng, cfg.self_play_fraction) if len(
             self.pool) else np.full(cfg.n_envs, SELF)
         self.episode_return = np.zeros((cfg.n_envs, 2), dtype=np.float64)
-        # rewards paid before a seat's first decision of its episode, waiting for it
-        self.pending_reward = np.zeros((cfg.n_envs, 2), dtype=np.float32)
+        self.waiting = WaitingRewards.fresh(cfg.n_envs)  # early rewards, not yet credited
         self.history: list[dict[str, float]] = []
         self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
         self.saved_update: int | None = None  # of checkpoints/latest.pt
@@ -245,9 +264,9 @@ class Trainer:
         mover_value = value.numpy()
         last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
                         -mover_value[:, None]).astype(np.float32)
-        buf["advantage"], self.pending_reward = compute_gae(
+        buf["advantage"], self.waiting = compute_gae(
             buf["reward"], buf["done"], buf["seat"], buf["value"], last, cfg.gamma,
-            cfg.gae_lambda, self.pending_reward)
+            cfg.gae_lambda, self.waiting)
         buf["return"] = buf["advantage"] + buf["value"]
         self.global_step += self.batch_steps
         return buf, stats
@@ -342,7 +361,8 @@ class Trainer:
         """Everything a resumed run needs, as tensors and plain values (loads safely)."""
         arrays = {"env": self.env.state_dict(), "learner_seat": self.learner_seat,
                   "opponent": self.opponent, "episode_return": self.episode_return,
-                  "pending_reward": self.pending_reward}
+                  "waiting_amount": self.waiting.amount,
+                  "waiting_undecided": self.waiting.undecided}
         return {
             "model": self.network.state_dict(), "network": self.net_kwargs,
             "critic": self.critic.state_dict() if self.critic is not None else None,
@@ -369,7 +389,11 @@ class Trainer:
         self.env.load_state_dict(arrays["env"])
         self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
         self.episode_return = arrays["episode_return"]
-        self.pending_reward = arrays.get("pending_reward", np.zeros_like(self.pending_reward))
+        if "waiting_amount" in arrays:
+            self.waiting = WaitingRewards(arrays["waiting_amount"], arrays["waiting_undecided"])
+        else:  # a checkpoint from before early rewards waited across rollouts
+            self.waiting = WaitingRewards(np.zeros((self.cfg.n_envs, 2), dtype=np.float32),
+                                          np.zeros((self.cfg.n_envs, 2), dtype=bool))
         self.history = list(payload["history"])
         self.best_win_rate = float(payload.get("best_win_rate", -1.0))
         # checkpoints written before eval weights were kept: read the files as those runs did
@@ -407,28 +431,6 @@ class Trainer:
 def make_env(cfg: PPOConfig, rules, seed: int) -> KoiKoiVectorEnv:
     return KoiKoiVectorEnv(cfg.n_envs, rules=rules, episode=cfg.episode, seed=seed,
                            reward=cfg.reward, round_sigma=cfg.round_sigma)
-
-
-def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
-    """The policies of the agent specs that are checkpoint files (baselines are named)."""
-    return {spec: policy_weights(spec) for spec in specs if os.path.isfile(spec)}
-
-
-def evaluate(agent: PolicyAgent, opponents: list[str], rules, matches: int, seed: int,
-             weights: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, float]]:
-    """Match win rate and points per round of ``agent`` against each opponent: a baseline
-    name, or a checkpoint whose weights are in ``weights`` (else its file is read)."""
-    from .evaluation import play_matches
-    from .registry import make_agent
-
-    results = {}
-    for name in opponents:
-        if weights and name in weights:
-            opponent = PolicyAgent(network_from_payload(weights[name]), name=Path(name).stem)
-        else:
-            opponent = make_agent(name, rules, seed=seed)
-        results[name] = play_matches(agent, opponent, matches, rules=rules, seed=seed)
-    return results
 
 
 def _to_tensors(tree: Any) -> Any:
@@ -551,12 +553,19 @@ def _run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, f
 
 def _evaluate_learner(trainer: Trainer) -> dict[str, float]:
     """Win rate and points per round against each evaluation opponent (keeps ``best.pt``)."""
-    cfg = trainer.cfg
+    from .evaluation import play_matches
+    from .registry import make_agent
+
+    cfg, seed = trainer.cfg, trainer.cfg.seed + trainer.update
     agent = PolicyAgent(trainer.network, name="learner", greedy=True)
     metrics = {}
-    for name, result in evaluate(agent, cfg.eval_opponents, trainer.rules, cfg.eval_matches,
-                                 seed=cfg.seed + trainer.update,
-                                 weights=trainer.eval_weights).items():
+    for name in cfg.eval_opponents:
+        if name in trainer.eval_weights:  # a checkpoint, as it was when the run started
+            opponent = PolicyAgent(network_from_payload(trainer.eval_weights[name]),
+                                   name=Path(name).stem)
+        else:
+            opponent = make_agent(name, trainer.rules, seed=seed)
+        result = play_matches(agent, opponent, cfg.eval_matches, rules=trainer.rules, seed=seed)
         metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
         metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
     if cfg.best_opponent is not None:

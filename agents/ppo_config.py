@@ -219,9 +219,17 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
     stopped before its first checkpoint (in the warm start) has only its ``config.yaml``:
     that config is returned, to start the run over (its files must still be there)."""
     path = Path(run_dir) / "checkpoints" / "latest.pt"
-    restart = payload is None and not path.exists() and _saved_config(run_dir) is not None
+    restart = payload is None and not path.exists()
     if restart:
         spec = _saved_config(run_dir)
+        numbered = sorted(path.parent.glob("update_*.pt"))
+        if numbered:
+            raise CheckpointError(f"{str(path)!r} is missing but {numbered[-1].name} is there; "
+                                  f"copy it to latest.pt to resume from it")
+        if spec is None:
+            raise CheckpointError(f"{str(run_dir)!r} has no checkpoints/latest.pt and no "
+                                  "complete config.yaml: not a run folder train.py wrote (or one "
+                                  "stopped before it wrote its config; delete it and start anew)")
     else:
         payload = load_checkpoint(path) if payload is None else payload
         if "config" not in payload or "rules" not in payload:

@@ -14,7 +14,7 @@ from agents.networks import (
     sample_actions,
 )
 from agents.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
-from agents.ppo import compute_gae
+from agents.ppo import WaitingRewards, compute_gae
 from agents.ppo_config import ConfigError, PPOConfig
 
 
@@ -70,19 +70,81 @@ def test_gae_carries_an_early_reward_to_a_first_decision_in_the_next_rollout() -
     rewards = np.zeros((2, 1, 2), dtype=np.float32)
     rewards[1, 0] = [6.0, -6.0]
     adv, waiting = compute_gae(rewards, np.array([[True], [False]]), np.array([[1], [0]]),
-                               np.zeros((2, 1), dtype=np.float32), zeros, 1.0, 1.0)
-    assert adv[:, 0].tolist() == [0.0, 6.0] and waiting.tolist() == [[0.0, -6.0]]
+                               np.zeros((2, 1), dtype=np.float32), zeros, 1.0, 1.0,
+                               WaitingRewards.fresh(1))
+    assert adv[:, 0].tolist() == [0.0, 6.0]
+    assert waiting.amount.tolist() == [[0.0, -6.0]] and waiting.undecided.tolist() == [[0, 1]]
 
     def next_rollout(seats: list[int], dones: list[bool]) -> tuple[list, list]:
         adv, left = compute_gae(np.zeros((len(seats), 1, 2), dtype=np.float32),
                                 np.array(dones)[:, None], np.array(seats)[:, None],
                                 np.zeros((len(seats), 1), dtype=np.float32), zeros, 1.0, 1.0,
-                                pending=waiting)
-        return adv[:, 0].tolist(), left.tolist()
+                                waiting)
+        return adv[:, 0].tolist(), left.amount.tolist()
 
     assert next_rollout([0, 1, 0], [False, False, False]) == ([0.0, -6.0, 0.0], [[0.0, 0.0]])
     assert next_rollout([0], [False]) == ([0.0], [[0.0, -6.0]])  # still waiting
     assert next_rollout([0, 1], [True, False]) == ([0.0, 0.0], [[0.0, 0.0]])  # seat 1 had none
+
+
+def test_gae_credits_a_reward_paid_as_a_rollout_starts_a_new_episode() -> None:
+    """A match ends on a rollout's last step; the next match's hand yaku (+5 for seat 1) is
+    paid with the next rollout's first step, which seat 0 makes."""
+    zeros = np.zeros((1, 2), dtype=np.float32)
+    _, waiting = compute_gae(np.zeros((2, 1, 2), dtype=np.float32), np.array([[False], [True]]),
+                             np.array([[0], [1]]), np.zeros((2, 1), dtype=np.float32), zeros,
+                             1.0, 1.0, WaitingRewards.fresh(1))
+    rewards = np.zeros((3, 1, 2), dtype=np.float32)
+    rewards[0, 0] = [-5.0, 5.0]
+    adv, _ = compute_gae(rewards, np.array([[False], [False], [True]]), np.array([[0], [1], [0]]),
+                         np.zeros((3, 1), dtype=np.float32), zeros, 1.0, 1.0, waiting)
+    assert adv[:, 0].tolist() == [-5.0, 5.0, 0.0]
+
+
+def _credited_returns(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Plain reference (gamma = lambda = 1, values 0): a decision's advantage is its seat's
+    rewards from that step to the episode's end, plus, for the seat's first decision of the
+    episode, what the seat was paid in the episode before it."""
+    steps, n = seats.shape
+    expected = np.zeros((steps, n))
+    for g in range(n):
+        start = 0
+        for end in [*np.flatnonzero(dones[:, g]), steps - 1]:
+            if end < start:
+                continue
+            seen = set()
+            for t in range(start, end + 1):
+                s = seats[t, g]
+                expected[t, g] = rewards[t:end + 1, g, s].sum()
+                if s not in seen:
+                    expected[t, g] += rewards[start:t, g, s].sum()
+                    seen.add(s)
+            start = end + 1
+    return expected
+
+
+def test_gae_split_into_rollouts_matches_the_plain_reference() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        steps, n = int(rng.integers(2, 14)), int(rng.integers(1, 4))
+        seats = rng.integers(0, 2, (steps, n))
+        dones = rng.random((steps, n)) < 0.25
+        rewards = np.where(rng.random((steps, n, 2)) < 0.3,
+                           rng.integers(-3, 4, (steps, n, 2)), 0).astype(np.float32)
+        cuts = sorted({0, steps, *rng.integers(1, steps, int(rng.integers(0, 3))).tolist()})
+        waiting, parts = WaitingRewards.fresh(n), []
+        for a, b in zip(cuts, cuts[1:]):
+            last = np.zeros((n, 2), dtype=np.float32)  # the true rest of each running episode
+            for g in range(n):
+                ends = np.flatnonzero(dones[b:, g])
+                stop = b + ends[0] + 1 if len(ends) else steps
+                last[g] = rewards[b:stop, g].sum(axis=0)
+            adv, waiting = compute_gae(rewards[a:b], dones[a:b], seats[a:b],
+                                       np.zeros((b - a, n), dtype=np.float32), last, 1.0, 1.0,
+                                       waiting)
+            parts.append(adv)
+        np.testing.assert_allclose(np.concatenate(parts), _credited_returns(rewards, dones,
+                                                                            seats), atol=1e-5)
 
 
 def test_rewards_waiting_for_a_decision_are_kept_in_the_run_state(tmp_path) -> None:
@@ -91,11 +153,14 @@ def test_rewards_waiting_for_a_decision_are_kept_in_the_run_state(tmp_path) -> N
     cfg = PPOConfig.from_dict({"n_envs": 4, "n_steps": 8, "n_minibatches": 2, "hidden": 16,
                                "warmstart_decisions": 0, "eval_interval": 0})
     trainer = Trainer(cfg, tmp_path)
-    trainer.pending_reward[2, 1] = -6.0
+    trainer.waiting.amount[2, 1] = -6.0
+    trainer.waiting.undecided[3, 0] = False
     save_checkpoint(tmp_path / "state.pt", trainer.state())
     resumed = Trainer(cfg, tmp_path, resuming=True)
     resumed.restore(load_checkpoint(tmp_path / "state.pt"))
-    assert resumed.pending_reward.tolist() == trainer.pending_reward.tolist()
+    assert resumed.waiting.amount.tolist() == trainer.waiting.amount.tolist()
+    assert resumed.waiting.undecided.tolist() == trainer.waiting.undecided.tolist()
+
 
 def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:
     torch.manual_seed(0)
@@ -273,3 +338,15 @@ def test_tiny_batches_train_without_nan(tmp_path) -> None:
     run_training(cfg, run_dir=tmp_path / "run")
     model = load_checkpoint(tmp_path / "run" / "checkpoints" / "latest.pt")["model"]
     assert all(torch.isfinite(t).all() for t in model.values())
+
+
+def test_an_unreadable_checkpoint_says_why(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "locked.pt"
+    save_checkpoint(path, {"model": {}, "network": {}})
+
+    def no_permission(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(torch, "load", no_permission)
+    with pytest.raises(CheckpointError, match="cannot be read: Permission denied"):
+        load_checkpoint(path)

@@ -476,3 +476,31 @@ def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
     accumulator = EventAccumulator(str(run_dir))
     accumulator.Reload()
     assert [e.step for e in accumulator.Scalars("imitation/accuracy")] == [1024, 2048, 3072]
+
+
+def test_resume_errors_name_what_is_missing(tmp_path, capsys) -> None:
+    from agents.policy import save_checkpoint
+
+    # an older checkpoint (no eval weights kept) whose evaluation opponent file is gone
+    rival = tmp_path / "rival.pt"
+    run_training(_smoke(), run_dir=tmp_path / "first")
+    rival.write_bytes((tmp_path / "first" / "checkpoints" / "latest.pt").read_bytes())
+    old = tmp_path / "old"
+    run_training(_smoke(total_decisions=2048, eval_opponents=[str(rival)], eval_interval=1,
+                        eval_matches=2), run_dir=old, stop_after=1)
+    payload = load_checkpoint(old / "checkpoints" / "latest.pt")
+    del payload["eval_weights"]
+    save_checkpoint(old / "checkpoints" / "latest.pt", payload)
+    rival.unlink()
+    assert train.main(["--resume", str(old)]) == 2
+    assert f"checkpoint {str(rival)!r} does not exist" in capsys.readouterr().err
+    # latest.pt deleted but numbered checkpoints left: no silent start over
+    (old / "checkpoints" / "latest.pt").unlink()
+    assert train.main(["--resume", str(old)]) == 2
+    assert "update_000001.pt is there; copy it to latest.pt" in capsys.readouterr().err
+    # a folder with only the empty config.yaml a claim leaves
+    claimed = tmp_path / "claimed"
+    claimed.mkdir()
+    (claimed / "config.yaml").write_text("")
+    assert train.main(["--resume", str(claimed)]) == 2
+    assert "no complete config.yaml" in capsys.readouterr().err
