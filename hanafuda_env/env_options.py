@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import is_integer
+from .core import IllegalActionError, is_integer
 from .results import END_HAND_YAKU, END_NAMES
 from .rules import RuleSet, RuleSpec, resolve_rules
 
@@ -46,6 +46,18 @@ def check_unknown(unknown: dict[str, Any], allowed: Iterable[str], where: str) -
         names = ", ".join(repr(k) for k in sorted(unknown))
         raise ValueError(f"{where}: unknown option(s) {names}; allowed options: "
                          + ", ".join(sorted(allowed)))
+
+
+class RenderModeError(ValueError, TypeError):
+    """A render mode the env does not have. Also a TypeError: tools that try a render mode
+    and fall back without one on TypeError (stable-baselines3's ``make_vec_env`` asks for
+    "rgb_array") then build the env."""
+
+
+def check_render_mode(render_mode: Any, modes: list[str]) -> None:
+    if render_mode is not None and render_mode not in modes:
+        raise RenderModeError(f"render_mode must be one of {modes} or None, got "
+                              f"{render_mode!r} (the board is rendered as text only)")
 
 
 def check_number(name: str, value: Any, positive: bool = False) -> float:
@@ -166,6 +178,18 @@ def as_action(action: Any) -> int | None:
             action.dtype, np.integer):
         return int(action)
     return None
+
+
+class NotAnActionError(IllegalActionError, TypeError):
+    """A value that is no action id at all: raised even with ``illegal_action="penalize"``,
+    which penalizes ids the rules forbid, not a policy's wrongly shaped output."""
+
+
+def not_an_action(where: str, action: Any, legal: list[int]) -> NotAnActionError:
+    shape = f" of shape {action.shape}" if isinstance(action, np.ndarray) else ""
+    return NotAnActionError(
+        f"{where}: an action is one integer id (int, NumPy integer or 0-d integer array), got "
+        f"{action!r}{shape}; legal actions: {legal}. The game was not changed.")
 
 
 def mark_rows(rows: list[dict], rewarded: bool) -> list[dict]:

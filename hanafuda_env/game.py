@@ -448,6 +448,16 @@ class KoiKoiGame:
             self.dealer = self._coin()
 
     # ------------------------------------------------------------------ copies and export
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the scoring tables (closures): they are rebuilt from the rules."""
+        return {name: getattr(self, name) for name in ("rules", "yaku_names", *self._STATE)}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._t = game_tables(self.rules)
+        self._total = self._t.scorer.total
+
     def copy(self) -> KoiKoiGame:
         """An independent game in the same state (continues exactly like this one)."""
         clone = object.__new__(KoiKoiGame)

@@ -37,10 +37,12 @@ from .core import NUM_ACTIONS, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
     as_action,
+    check_render_mode,
     check_seed,
     check_unknown,
     make_options,
     mark_rows,
+    not_an_action,
     reset_split,
     seat_rewards,
     split_rounds,
@@ -60,8 +62,16 @@ class KoiKoiSingleAgentEnv(gym.Env):
 
     ``opponent``: None (uniformly random legal moves drawn from ``np_random``), an object
     with ``act(obs_batch, mask_batch) -> actions`` (called with batches of one), or a
-    callable ``(obs, mask) -> action``; masks given to it are bool. ``learner_seat``: 0, 1
-    or None (drawn at every reset). Other options as in ``koikoi_v0.raw_env``.
+    callable ``(obs, mask) -> action``; masks given to it are bool. An opponent with a
+    ``seed(int)`` method (the baselines, ``PolicyAgent``) is seeded by ``reset(seed=...)``;
+    give each env its own opponent object. ``learner_seat``: 0, 1 or None (drawn at every
+    reset). ``rules``, ``rounds``, ``target_score``, ``episode``, ``illegal_action``,
+    ``illegal_reward``, ``reward_scale``, ``reward``, ``round_sigma`` and ``render_mode`` as
+    in ``koikoi_v0.raw_env`` (seeds go to ``reset``, as Gymnasium has it).
+
+    ``info``: ``action_mask``, ``seat`` (the learner's), ``round_results`` and
+    ``match_results`` (what the call finished, as ``koikoi_v0`` lists them); after
+    ``reset`` also ``skipped``; after an illegal action ``illegal_action``.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -82,9 +92,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
         self._field = ROW_FIELDS[reward]  # what a round row pays, per seat
         if learner_seat not in (None, 0, 1):
             raise ValueError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
             raise ValueError("opponent must be None, a callable (obs, mask) -> action or an "
                              f"object with act(obs_batch, mask_batch); got {opponent!r} (for a "
@@ -129,6 +137,9 @@ class KoiKoiSingleAgentEnv(gym.Env):
                ) -> tuple[np.ndarray, dict]:
         """``reset`` once its arguments are checked."""
         super().reset(seed=seed)
+        if seed is not None and callable(getattr(self.opponent, "seed", None)):
+            # the opponent's own randomness too, so one seed repeats the whole episode
+            self.opponent.seed(int(np.random.SeedSequence([seed, 7]).generate_state(1)[0]))
         self.seat = int(self.np_random.integers(2)) if seat is None else int(seat)
         self._matches = []
         if seed is None and not options and self._next is not None:
@@ -168,7 +179,10 @@ class KoiKoiSingleAgentEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset() before step()")
         act = as_action(action)
         mask = self.game.legal_action_mask()
-        if act is None or not (0 <= act < NUM_ACTIONS) or not mask[act]:
+        if act is None:
+            raise not_an_action(f"the learner (seat {self.seat})", action,
+                                np.flatnonzero(mask).tolist())
+        if not (0 <= act < NUM_ACTIONS) or not mask[act]:
             legal = np.flatnonzero(mask).tolist()
             if self.options.illegal_action == "raise":
                 raise IllegalActionError(

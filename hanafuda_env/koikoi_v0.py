@@ -21,6 +21,9 @@ to move is whoever the rules say (``agent_selection``), not a fixed alternation.
   no decision: reported, not rewarded); ``"match"`` ends with the match and rewards every
   round, hand-yaku rounds included.
 
+Turn-based, so no parallel API (``metadata["is_parallelizable"]`` is False) and no
+``state()``.
+
 Once the episode is over, ``observe`` shows the last decision of the episode with an all-zero
 mask (the game has already dealt the next round). ``reset()`` without seed or options then
 goes on from there: the match's next round, or a new match (in "match" episodes).
@@ -47,10 +50,12 @@ from .core import NUM_ACTIONS, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
     as_action,
+    check_render_mode,
     check_seed,
     check_unknown,
     make_options,
     mark_rows,
+    not_an_action,
     reset_split,
     seat_rewards,
     split_rounds,
@@ -195,9 +200,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         check_reward(reward, round_sigma)
         self.reward, self.round_sigma = reward, float(round_sigma)
         self._field = ROW_FIELDS[reward]  # what a round row pays, per seat
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
@@ -289,7 +292,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         act = action if action.__class__ is int else as_action(action)
-        if act is None or not 0 <= act < NUM_ACTIONS or not self._legal[act]:
+        if act is None:
+            raise not_an_action(agent, action, [a for a, ok in enumerate(self._legal) if ok])
+        if not 0 <= act < NUM_ACTIONS or not self._legal[act]:
             self._illegal(agent, action, act)
             return
         game = self.game
@@ -345,10 +350,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._accumulate_rewards()
         return done
 
-    def _illegal(self, agent: str, action: Any, act: int | None) -> None:
+    def _illegal(self, agent: str, action: Any, act: int) -> None:
         legal = [a for a, ok in enumerate(self._legal) if ok]
         if self.options.illegal_action == "raise":
-            shown = action_name(act) if act is not None else "not an integer action id"
+            shown = action_name(act)
             raise IllegalActionError(
                 f"{agent} cannot take action {action!r} ({shown}) now; legal actions: {legal} "
                 f"({', '.join(action_name(a) for a in legal)}). The game was not changed.")

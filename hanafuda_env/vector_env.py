@@ -7,7 +7,10 @@ for that seat. Rewards are per seat, ``(n_envs, 2)``, zero-sum (round points by 
 Autoreset follows Gymnasium 1.x vector envs in **SAME_STEP** mode
 (``metadata["autoreset_mode"]``): when a game's episode terminates, the observation, mask and
 seat returned by the same ``step`` already belong to the next episode's first decision, and
-the rewards of that step belong to the episode that ended. Episodes never truncate.
+the rewards of that step belong to the episode that ended. Episodes never truncate, so there
+is nothing to bootstrap from and no ``final_obs``/``final_info`` in ``infos``. It is not a
+``gymnasium.vector.VectorEnv`` (rewards are per seat, the caller acts for whichever seat is to
+move), so Gymnasium's vector wrappers do not apply.
 
 * ``episode="round"``: an episode is one round. The games keep playing their matches, so
   successive episodes are successive rounds (the winner deals next, the score goes on). A

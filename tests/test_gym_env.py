@@ -135,3 +135,62 @@ def test_maskable_ppo_trains_unchanged():
     finally:
         torch.set_num_threads(threads)
     assert model.num_timesteps >= 2048
+
+
+def test_a_value_that_is_no_action_id_raises_even_when_illegal_moves_are_penalized():
+    from hanafuda_env import koikoi_v0
+    from hanafuda_env.env_options import NotAnActionError
+
+    env = KoiKoiSingleAgentEnv(learner_seat=1)  # illegal_action="penalize"
+    _, info = env.reset(seed=0)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    before = env.game.state_dict()
+    with pytest.raises(NotAnActionError, match=r"shape \(1,\)"):
+        env.step(np.array([legal]))  # a policy's batch of one, not an action
+    assert env.game.state_dict() == before
+    env.step(np.array(legal))  # a 0-d array is one
+    aec = koikoi_v0.env(illegal_action="penalize")
+    aec.reset(seed=0)
+    with pytest.raises(TypeError, match="one integer id"):
+        aec.step(None)
+    assert not any(aec.terminations.values())
+
+
+def test_tools_that_probe_render_modes_can_build_the_env():
+    from gymnasium.wrappers import RecordEpisodeStatistics
+
+    with pytest.raises(TypeError, match="render_mode must be one of"):  # and a ValueError
+        KoiKoiSingleAgentEnv(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="text only"):
+        KoiKoiSingleAgentEnv(render_mode="rgb_array")
+    env_util = pytest.importorskip("stable_baselines3.common.env_util")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Gymnasium warns about the render mode it tried
+        vec = env_util.make_vec_env("hanafuda/KoiKoi-v0", n_envs=2,
+                                    wrapper_class=RecordEpisodeStatistics)
+    assert vec.reset().shape == (2, OBS_DIM)
+
+
+def test_reset_seed_repeats_episodes_against_a_seeded_opponent_and_envs_pickle():
+    import pickle
+
+    from agents.registry import make_agent
+
+    def episode(env: gymnasium.Env, seed: int) -> list:
+        obs, info = env.reset(seed=seed)
+        seen = [obs.tobytes()]
+        for _ in range(40):
+            obs, reward, terminated, _, info = env.step(
+                hashed_random_policy(obs, info["action_mask"]))
+            seen.append((obs.tobytes(), reward))
+            if terminated:
+                break
+        return seen
+
+    for name in ("random", "greedy"):  # their ties are broken at random
+        env = gymnasium.make("hanafuda/KoiKoi-v0", opponent=make_agent(name, seed=0))
+        first = episode(env, 7)
+        episode(env, 8)
+        assert episode(env, 7) == first
+        copy = pickle.loads(pickle.dumps(env))  # e.g. for a subprocess vector env
+        assert episode(copy, 7) == first
