@@ -492,3 +492,16 @@ def test_match_returns_over_many_continued_episodes(make):
             assert total == info["match_results"][0]["scores"][info["seat"]]
             start = env.reset()
     assert carried > 0
+
+
+def test_the_package_exports_its_main_classes():
+    import hanafuda_env
+    from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
+    from hanafuda_env.vector_env import KoiKoiVectorEnv
+
+    assert hanafuda_env.KoiKoiSingleAgentEnv is KoiKoiSingleAgentEnv
+    assert hanafuda_env.KoiKoiVectorEnv is KoiKoiVectorEnv
+    assert hanafuda_env.koikoi_v0.env is koikoi_v0.env
+    assert all(hasattr(hanafuda_env, name) for name in hanafuda_env.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'KoiKoiEnv'"):
+        hanafuda_env.KoiKoiEnv  # noqa: B018
