@@ -84,8 +84,9 @@ def sample_card_decisions(policy: AgentLike, n_points: int, rules, seed: int) ->
 
 
 def interval(diff: np.ndarray) -> str:
-    half = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
-    return f"{diff.mean():+.3f} ± {half:.3f}"
+    if len(diff) < 2:
+        return f"{diff.mean():+.3f} (no interval)"  # one decision has no spread to measure
+    return f"{diff.mean():+.3f} ± {1.96 * diff.std(ddof=1) / np.sqrt(len(diff)):.3f}"
 
 
 def main(argv: list[str] | None = None) -> None:
