@@ -97,7 +97,9 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
     credited to that decision. Rewards of an episode that came before a seat's first
     decision in it go to that first decision, in this rollout or a later one. A seat with no
     decision in an episode gets no credit. Without ``waiting``, the episodes running at the
-    rollout's start are taken to have had both seats' decisions already.
+    rollout's start are taken to have had both seats' decisions already. ``gamma`` discounts
+    per decision of the seat; rewards between two of its decisions (and early ones) add up
+    undiscounted.
     """
     steps, n = seats.shape
     games = np.arange(n)
@@ -391,6 +393,9 @@ class Trainer:
         self.episode_return = arrays["episode_return"]
         if "waiting_amount" in arrays:
             self.waiting = WaitingRewards(arrays["waiting_amount"], arrays["waiting_undecided"])
+        elif "pending_reward" in arrays:  # fdd6a03's form: amounts only
+            pending = arrays["pending_reward"].astype(np.float32)
+            self.waiting = WaitingRewards(pending, pending != 0)
         else:  # a checkpoint from before early rewards waited across rollouts
             self.waiting = WaitingRewards(np.zeros((self.cfg.n_envs, 2), dtype=np.float32),
                                           np.zeros((self.cfg.n_envs, 2), dtype=bool))

@@ -218,6 +218,8 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
     may have changed since). ``payload``: the run's ``latest.pt`` if already read. A run
     stopped before its first checkpoint (in the warm start) has only its ``config.yaml``:
     that config is returned, to start the run over (its files must still be there)."""
+    if not Path(run_dir).is_dir():
+        raise CheckpointError(f"--resume {str(run_dir)!r}: no such run folder")
     path = Path(run_dir) / "checkpoints" / "latest.pt"
     restart = payload is None and not path.exists()
     if restart:

@@ -9,7 +9,7 @@ only when first asked for.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as _gymnasium
 
@@ -17,6 +17,14 @@ GYM_ID = "hanafuda/KoiKoi-v0"
 
 if GYM_ID not in _gymnasium.registry:
     _gymnasium.register(id=GYM_ID, entry_point="hanafuda_env.gym_env:KoiKoiSingleAgentEnv")
+
+if TYPE_CHECKING:  # what the lazy exports below resolve to, for type checkers
+    from . import koikoi_v0
+    from .core import KoiKoiCore
+    from .game import KoiKoiGame
+    from .gym_env import KoiKoiSingleAgentEnv
+    from .rules import RuleSet, resolve_rules
+    from .vector_env import KoiKoiVectorEnv
 
 # name -> the module that defines it
 _EXPORTS = {
@@ -27,7 +35,12 @@ _EXPORTS = {
     "RuleSet": "rules",
     "resolve_rules": "rules",
 }
-__all__ = ["GYM_ID", "koikoi_v0", *_EXPORTS]
+__all__ = ["GYM_ID", "KoiKoiCore", "KoiKoiGame", "KoiKoiSingleAgentEnv", "KoiKoiVectorEnv",
+           "RuleSet", "koikoi_v0", "resolve_rules"]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name: str) -> Any:

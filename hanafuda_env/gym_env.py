@@ -8,7 +8,8 @@ the legal actions, which is what sb3-contrib's ``MaskablePPO`` reads; the same m
 
 Illegal learner actions end the episode with ``illegal_reward`` by default
 (``illegal_action="penalize"``), because Gymnasium tools (``check_env``, unmasked learners)
-sample from the whole ``Discrete(98)``; ``illegal_action="raise"`` raises instead.
+sample from the whole ``Discrete(98)``; ``illegal_action="raise"`` raises instead. A value that
+is no action id at all (a float, a shape-(1,) array) raises ``NotAnActionError`` either way.
 
 ``reset()`` without seed or options after an episode that ended by itself goes on with what
 the game has dealt (the match's next round, or a new match), as ``koikoi_v0`` does; the learner

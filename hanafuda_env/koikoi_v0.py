@@ -170,7 +170,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     "penalize": the offender gets ``illegal_reward``, the others 0, and the episode
     terminates for all, as with PettingZoo's TerminateIllegalWrapper; every
     ``infos[agent]["illegal_action"]`` names the offender, only the offender's also holds its
-    action and legal actions, which would reveal its hand), ``reward``
+    action and legal actions, which would reveal its hand; a value that is no action id at
+    all still raises ``NotAnActionError``), ``reward``
     ("points", the default, or "match_win": each round's change in match-win chance, see
     :mod:`hanafuda_env.rewards`), ``round_sigma`` (match_win: one round's margin spread, in
     units of the rules' ``points.extra_card``), ``reward_scale`` (round rewards are

@@ -503,5 +503,7 @@ def test_the_package_exports_its_main_classes():
     assert hanafuda_env.KoiKoiVectorEnv is KoiKoiVectorEnv
     assert hanafuda_env.koikoi_v0.env is koikoi_v0.env
     assert all(hasattr(hanafuda_env, name) for name in hanafuda_env.__all__)
+    assert set(hanafuda_env.__all__) == {"GYM_ID", "koikoi_v0", *hanafuda_env._EXPORTS}
+    assert set(hanafuda_env.__all__) <= set(dir(hanafuda_env))
     with pytest.raises(AttributeError, match="no attribute 'KoiKoiEnv'"):
         hanafuda_env.KoiKoiEnv  # noqa: B018

@@ -160,6 +160,12 @@ def test_rewards_waiting_for_a_decision_are_kept_in_the_run_state(tmp_path) -> N
     resumed.restore(load_checkpoint(tmp_path / "state.pt"))
     assert resumed.waiting.amount.tolist() == trainer.waiting.amount.tolist()
     assert resumed.waiting.undecided.tolist() == trainer.waiting.undecided.tolist()
+    state = trainer.state()  # fdd6a03 kept only the amounts, as "pending_reward"
+    arrays = state["arrays"]
+    arrays["pending_reward"] = arrays.pop("waiting_amount")
+    del arrays["waiting_undecided"]
+    resumed.restore(state)
+    assert resumed.waiting.amount[2, 1] == -6.0 and resumed.waiting.undecided.sum() == 1
 
 
 def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:

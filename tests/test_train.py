@@ -498,6 +498,8 @@ def test_resume_errors_name_what_is_missing(tmp_path, capsys) -> None:
     (old / "checkpoints" / "latest.pt").unlink()
     assert train.main(["--resume", str(old)]) == 2
     assert "update_000001.pt is there; copy it to latest.pt" in capsys.readouterr().err
+    assert train.main(["--resume", str(tmp_path / "nowhere")]) == 2
+    assert "no such run folder" in capsys.readouterr().err
     # a folder with only the empty config.yaml a claim leaves
     claimed = tmp_path / "claimed"
     claimed.mkdir()
