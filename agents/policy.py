@@ -95,13 +95,13 @@ def policy_weights(path: str | Path) -> dict[str, Any]:
 def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
     """The policies of the agent specs that are checkpoint files. A spec that is neither a
     file nor a baseline name fails now (a run must not find out at its first evaluation)."""
-    from .registry import BASELINES
+    from .registry import BASELINES, is_baseline_name
 
     weights = {}
     for spec in specs:
         if os.path.isfile(spec):
             weights[spec] = policy_weights(spec)
-        elif spec.strip().lower() not in BASELINES:
+        elif not is_baseline_name(spec):
             raise CheckpointError(f"checkpoint {spec!r} does not exist (and it is not a "
                                   f"baseline name: {', '.join(BASELINES)})")
     return weights
@@ -142,5 +142,11 @@ class PolicyAgent:
     def load(cls, path: str | Path, rules: Any = None, greedy: bool = True) -> PolicyAgent:
         """An agent from a checkpoint written by the trainer (``rules`` is accepted so every
         agent factory has one signature; a policy plays whatever rule set it is given)."""
-        payload = load_checkpoint(path)
+        return cls.from_payload(load_checkpoint(path), path, greedy)
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any], path: str | Path, greedy: bool = True
+                     ) -> PolicyAgent:
+        """An agent from a checkpoint's ``model`` and ``network`` already read (a run keeps
+        them in its state), named after the file they came from."""
         return cls(network_from_payload(payload), name=Path(path).stem, greedy=greedy)

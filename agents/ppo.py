@@ -54,7 +54,6 @@ from .policy import (
     CheckpointError,
     PolicyAgent,
     load_checkpoint,
-    network_from_payload,
     read_policy_files,
     save_checkpoint,
 )
@@ -566,8 +565,7 @@ def _evaluate_learner(trainer: Trainer) -> dict[str, float]:
     metrics = {}
     for name in cfg.eval_opponents:
         if name in trainer.eval_weights:  # a checkpoint, as it was when the run started
-            opponent = PolicyAgent(network_from_payload(trainer.eval_weights[name]),
-                                   name=Path(name).stem)
+            opponent = PolicyAgent.from_payload(trainer.eval_weights[name], name)
         else:
             opponent = make_agent(name, trainer.rules, seed=seed)
         result = play_matches(agent, opponent, cfg.eval_matches, rules=trainer.rules, seed=seed)

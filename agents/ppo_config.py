@@ -198,9 +198,9 @@ def _check_number(name: str, value: Any, low: float, high: float | None = None,
 
 def _check_agent(key: str, spec: Any, files: bool = True) -> None:
     """A baseline name or (``files``: an existing) checkpoint path."""
-    from .registry import BASELINES
+    from .registry import BASELINES, is_baseline_name
 
-    if not isinstance(spec, str) or (files and spec.strip().lower() not in BASELINES
+    if not isinstance(spec, str) or (files and not is_baseline_name(spec)
                                      and not Path(spec).is_file()):
         raise ConfigError(f"{key}: {spec!r} is neither a baseline ({', '.join(BASELINES)}) "
                           f"nor an existing checkpoint file")

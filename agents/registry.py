@@ -18,6 +18,11 @@ BASELINES: dict[str, Callable[..., Agent]] = {
 }
 
 
+def is_baseline_name(spec: str) -> bool:
+    """A baseline's name as ``make_agent`` reads it (case and surrounding spaces ignored)."""
+    return spec.strip().lower() in BASELINES
+
+
 def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
     """A baseline by name (``random``, ``greedy``, ``expert``) or a trained policy from an
     existing checkpoint file. A path is tried first, so a file named like a baseline wins
@@ -30,8 +35,7 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
         if seed is not None and hasattr(agent, "seed"):
             agent.seed(seed)
         return agent
-    key = spec.strip().lower()
-    if key in BASELINES:
-        return BASELINES[key](rules=rules, seed=seed)
+    if is_baseline_name(spec):
+        return BASELINES[spec.strip().lower()](rules=rules, seed=seed)
     raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, and not a "
                      f"baseline name; baseline names: {', '.join(BASELINES)}")

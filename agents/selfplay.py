@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy as np
 from hanafuda_env.rules import RuleSet
 
 from .networks import ActorCritic
-from .policy import PolicyAgent, network_from_payload, policy_weights
+from .policy import PolicyAgent, policy_weights
 
 SELF = -1  # the environment plays the current learner on both seats
 ELO_START, ELO_K = 1000.0, 16.0
@@ -89,8 +88,7 @@ class OpponentPool:
 
                 self._agents[index] = make_agent(entry.name, self.rules)
             elif entry.kind == "baseline":  # a checkpoint's weights, read once
-                self._agents[index] = PolicyAgent(network_from_payload(entry.state),
-                                                  name=Path(entry.name).stem)
+                self._agents[index] = PolicyAgent.from_payload(entry.state, entry.name)
             else:
                 net = ActorCritic(**self.network_kwargs)
                 net.load_state_dict(entry.state)

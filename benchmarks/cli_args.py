@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from agents.base import MAX_SEED
-from agents.registry import BASELINES
+from agents.registry import BASELINES, is_baseline_name
 from hanafuda_env.rules import resolve_rules
 
 
@@ -85,7 +85,7 @@ def positive_int_list(text: str) -> list[int]:
 
 def agent_spec(text: str) -> str:
     """A baseline name or an existing checkpoint file (as ``make_agent`` takes them)."""
-    if text.strip().lower() in BASELINES or os.path.isfile(text):
+    if is_baseline_name(text) or os.path.isfile(text):
         return text
     raise argparse.ArgumentTypeError(
         f"unknown agent {text!r}: not a baseline ({', '.join(BASELINES)}) "
