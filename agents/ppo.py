@@ -79,9 +79,11 @@ class WaitingRewards:
     undecided: np.ndarray  # bool: the seat has not decided yet in the running episode
 
     @classmethod
-    def fresh(cls, n_games: int) -> WaitingRewards:
-        """At the start of training every episode is new."""
-        return cls(np.zeros((n_games, 2), dtype=np.float32), np.ones((n_games, 2), dtype=bool))
+    def fresh(cls, n_games: int, undecided: bool = True) -> WaitingRewards:
+        """Nothing waiting; ``undecided`` True at the start of training (every episode is
+        new), False where the running episodes' decisions are unknown."""
+        return cls(np.zeros((n_games, 2), dtype=np.float32),
+                   np.full((n_games, 2), undecided, dtype=bool))
 
 
 def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
@@ -106,7 +108,7 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
     next_adv = np.zeros((n, 2), dtype=np.float32)
     carry = np.zeros((n, 2), dtype=np.float32)
     first = np.full((n, 2), -1)  # each seat's earliest decision seen so far in its episode
-    after_end = WaitingRewards(np.zeros((n, 2), dtype=np.float32), np.zeros((n, 2), bool))
+    after_end = WaitingRewards.fresh(n, undecided=False)
     in_last_episode = np.ones(n, dtype=bool)  # no episode end seen yet (going backwards)
     advantages = np.zeros((steps, n), dtype=np.float32)
     for t in reversed(range(steps)):
@@ -115,9 +117,10 @@ def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, value
         if early.any():
             g, s = np.nonzero(early)
             advantages[first[g, s], g] += carry[g, s]
-        last_end = (ended & in_last_episode)[:, None]  # the episode running at the end
-        after_end.undecided |= last_end & (first < 0)
-        after_end.amount[last_end & (first < 0)] = carry[last_end & (first < 0)]
+        # the episode running at the rollout's end, for seats with no decision in it yet
+        undecided = (ended & in_last_episode)[:, None] & (first < 0)
+        after_end.undecided |= undecided
+        after_end.amount[undecided] = carry[undecided]
         in_last_episode &= ~ended
         first[ended] = -1
         next_value[ended] = 0.0
@@ -396,8 +399,7 @@ class Trainer:
             pending = arrays["pending_reward"].astype(np.float32)
             self.waiting = WaitingRewards(pending, pending != 0)
         else:  # a checkpoint from before early rewards waited across rollouts
-            self.waiting = WaitingRewards(np.zeros((self.cfg.n_envs, 2), dtype=np.float32),
-                                          np.zeros((self.cfg.n_envs, 2), dtype=bool))
+            self.waiting = WaitingRewards.fresh(self.cfg.n_envs, undecided=False)
         self.history = list(payload["history"])
         self.best_win_rate = float(payload.get("best_win_rate", -1.0))
         # checkpoints written before eval weights were kept: read the files as those runs did
