@@ -117,8 +117,7 @@ class KoiKoiGame:
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, *,
                  game_seed: int | None = None, options: dict | None = None):
         self.rules: RuleSet = resolve_rules(rules)
-        self._t = game_tables(self.rules)
-        self._total = self._t.scorer.total
+        self._use_tables()
         self.yaku_names = self._t.names
         self.reset(seed=seed, options=options, game_seed=game_seed)
 
@@ -447,6 +446,11 @@ class KoiKoiGame:
             self.round_index = 0
             self.dealer = self._coin()
 
+    def _use_tables(self) -> None:
+        """The look-up tables of ``self.rules`` (shared by every game with those rules)."""
+        self._t = game_tables(self.rules)
+        self._total = self._t.scorer.total
+
     # ------------------------------------------------------------------ copies and export
     def __getstate__(self) -> dict[str, object]:
         """Pickled without the scoring tables (closures): they are rebuilt from the rules."""
@@ -455,8 +459,7 @@ class KoiKoiGame:
     def __setstate__(self, state: dict[str, object]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
-        self._t = game_tables(self.rules)
-        self._total = self._t.scorer.total
+        self._use_tables()
 
     def copy(self) -> KoiKoiGame:
         """An independent game in the same state (continues exactly like this one)."""
@@ -483,8 +486,7 @@ class KoiKoiGame:
         """Game ``g`` of a core batch, in the same state (continues exactly like it)."""
         game = object.__new__(cls)
         game.rules = core.rules
-        game._t = game_tables(core.rules)
-        game._total = game._t.scorer.total
+        game._use_tables()
         game.yaku_names = tuple(core.yaku_names)
         for name in cls._STATE:  # numpy scalars and rows -> Python ints and lists
             setattr(game, name, getattr(core, "seeds" if name == "seed" else name)[g].tolist())
