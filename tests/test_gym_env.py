@@ -121,9 +121,11 @@ def test_single_agent_match_ended_before_the_learner_moves_is_reported(episode):
     assert match["winner"] == 0 and match["scores"] == [5, -5] and match["rounds"] == 1
 
 
-def test_maskable_ppo_trains_unchanged():
+def test_maskable_ppo_trains_unchanged(tmp_path, monkeypatch):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     import torch
+
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3 makes a log folder even when quiet
 
     env = KoiKoiSingleAgentEnv(illegal_action="raise")  # a masked learner never errs
     threads = torch.get_num_threads()
