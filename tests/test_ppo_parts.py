@@ -222,6 +222,10 @@ def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
     mask = np.zeros((3, 98), dtype=bool)
     mask[:, [5, 9]] = True
     assert set(agent.act(obs, mask).tolist()) <= {5, 9}
+    values = agent.value(obs, mask)  # the saved value head, one per observation
+    with torch.no_grad():
+        expected = net.value(net.trunk(torch.as_tensor(obs))).squeeze(-1).numpy()
+    assert values.shape == (3,) and np.allclose(values, expected)
     assert not list(tmp_path.glob("*.tmp"))
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="corrupt or not a checkpoint"):
