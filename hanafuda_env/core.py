@@ -237,7 +237,7 @@ class KoiKoiCore:
             yaku = np.zeros((len(done), len(self.yaku_names)), dtype=np.int32)
             yaku[:, -2] = np.where(kind, base, 0)
             yaku[:, -1] = np.where(kind, 0, base)
-            # §2.5 scores every win: a hand yaku worth 7 or more doubles (nobody called koi-koi)
+            # Decision (§2.5 scores every win): a hand yaku worth 7 or more doubles
             multiplier = np.asarray(round_multiplier(base, False, self.rules), dtype=np.int32)
             games = self._finish_rounds(done, winner, base, multiplier,
                                         np.full(len(done), END_HAND_YAKU), yaku, parts,

@@ -239,6 +239,7 @@ class KoiKoiGame:
             winner = dealer if points[dealer] > 0 else 1 - dealer
             base = points[winner]
             name = "teshi" if has_full_month(self.hands[winner]) else "kuttsuki"
+            # Decision (core): a hand yaku worth 7 or more doubles like any win (§2.5)
             self._finish(winner, base, self._multiplier(base, False), R.END_HAND_YAKU,
                          {name: base}, rounds, matches)
 

@@ -3,7 +3,8 @@
 A yaku is data: the card counts it needs (``conditions``), the cards whose presence cancels
 it (``forbidden``), the yaku that replace it (``excluded_by``), its base points and the
 points each further card adds. :func:`yaku_table` builds the Koi-Koi table of a rule set;
-the same machinery scores any game whose yaku are card-count patterns (Hana-awase too).
+the same machinery would score any game whose yaku are card-count patterns (Hana-awase,
+RULES.md §3, is not implemented yet: there is no table for it).
 
 Two scorers read one table: :func:`score_yaku` (one pile, plain Python, a name → points
 dict) and :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown).
