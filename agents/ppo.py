@@ -254,11 +254,13 @@ class Trainer:
             done = terminated | truncated
             buf["reward"][t] = rewards * cfg.reward_scale
             buf["done"][t] = done
-            self._round_stats(info["round_results"], stats)
+            later = info["next_episode"]  # rounds dealt after an episode ended: new seats
+            self._round_stats(info["round_results"], stats, ~later)
             self.mask, self.seat = info["action_mask"], info["seat"]
             self.episode_return += rewards
             if done.any():
                 self._episodes_ended(np.flatnonzero(done))
+            self._round_stats(info["round_results"], stats, later)
         with torch.no_grad():
             # The critic is trained on states where its seat is to move: bootstrap the
             # mover's stream with its value and the other seat's with the negation (zero-sum).
@@ -286,10 +288,10 @@ class Trainer:
                                                     self.cfg.self_play_fraction)
         self.learner_seat[games] = self.rng.integers(0, 2, len(games))
 
-    def _round_stats(self, rounds, stats: dict) -> None:
-        if len(rounds) == 0:
-            return
-        for k in range(len(rounds)):
+    def _round_stats(self, rounds, stats: dict, rows: np.ndarray) -> None:
+        """Add the round rows selected by ``rows`` to the statistics, as played by the seats
+        each game's learner and opponent hold now."""
+        for k in np.flatnonzero(rows):
             g = rounds.game[k]
             seats = (0, 1) if self.opponent[g] == SELF else (int(self.learner_seat[g]),)
             for s in seats:

@@ -26,9 +26,11 @@ and the single-agent env take the same options and pay the same.
 
 ``infos``: ``action_mask`` (B, 98) bool and ``seat`` (B,) of the seat to move,
 ``round_results`` (the core's :class:`RoundResults` of this step, hand-yaku rounds included),
-``match_results`` (:class:`MatchResults`) and ``rewarded`` (one bool per round row: its points
-are in this step's rewards, or, for rounds of a match that just began, in the next step's).
-``reset``'s infos report the same for what ended at its deal.
+``match_results`` (:class:`MatchResults`), ``rewarded`` (one bool per round row: its points
+are in this step's rewards, or, for rounds of a match that just began, in the next step's) and
+``next_episode`` (one bool per round row: it was dealt after its game's episode ended in this
+step, so it belongs to the next episode's players, e.g. when a trainer draws new seats).
+``reset``'s infos report the same for what ended at its deal (every row ``next_episode``).
 
 Speed: the observation array is written in place (``encode_observations(out=...)``), so the
 array returned by ``reset``/``step`` is overwritten by the next call: copy it to keep it.
@@ -109,7 +111,7 @@ class KoiKoiVectorEnv:
             row_rewards = self._row_rewards(rounds, dealt.matches, dealt.match_over)
             self._split_match(rounds, row_rewards, over, rewarded, self._carry, at_reset=True)
         self._has_carry = bool(self._carry.any())
-        infos = self._infos(rounds, dealt.matches, rewarded)
+        infos = self._infos(rounds, dealt.matches, rewarded, np.ones(len(rounds), dtype=bool))
         return encode_observations(self.core, out=self._obs), infos
 
     # ------------------------------------------------------------------- step
@@ -124,11 +126,13 @@ class KoiKoiVectorEnv:
             self._carry[:] = 0
             self._has_carry = False
         rewarded = np.zeros(len(rounds), dtype=bool)
+        next_episode = np.zeros(len(rounds), dtype=bool)
         if len(rounds):
             row_rewards = self._row_rewards(rounds, out.matches, out.match_over)
             if self.episode == "round":
                 terminated = out.round_over.copy()
                 rewarded = rounds.reason != END_HAND_YAKU
+                next_episode = ~rewarded  # hand yaku are dealt after the played round
                 np.add.at(rewards, rounds.game[rewarded], row_rewards[rewarded])
             else:
                 terminated = out.match_over.copy()
@@ -138,13 +142,13 @@ class KoiKoiVectorEnv:
                 if terminated.any():
                     gained = np.zeros((self.n_envs, 2), dtype=np.float64)
                     self._split_match(rounds, row_rewards, out.match_over, rewarded,
-                                      self._carry, gained)
+                                      self._carry, gained, next_episode)
                     rewards += gained
                     self._has_carry = bool(self._carry.any())
         else:
             terminated = np.zeros(self.n_envs, dtype=bool)
         obs = encode_observations(self.core, out=self._obs)
-        infos = self._infos(rounds, out.matches, rewarded)
+        infos = self._infos(rounds, out.matches, rewarded, next_episode)
         return obs, rewards, terminated, np.zeros(self.n_envs, dtype=bool), infos
 
     def _row_rewards(self, rounds: RoundResults, matches: MatchResults,
@@ -157,9 +161,10 @@ class KoiKoiVectorEnv:
 
     def _split_match(self, rounds: RoundResults, row_rewards: np.ndarray, over: np.ndarray,
                      rewarded: np.ndarray, carry: np.ndarray, gained: np.ndarray | None = None,
-                     at_reset: bool = False) -> None:
+                     next_episode: np.ndarray | None = None, at_reset: bool = False) -> None:
         """Rows of games whose match ended: the played match's rows are rewarded now (into
-        ``gained``), those of the match now in progress are carried (into ``carry``)."""
+        ``gained``), those of the match now in progress are carried (into ``carry``); the
+        rows after the played match are marked in ``next_episode``."""
         games = rounds.game
         for g in np.unique(games[over[games]]):
             rows = np.flatnonzero(games == g)
@@ -171,13 +176,15 @@ class KoiKoiVectorEnv:
                 end, start = match_boundaries(index, open_rounds)
                 gained[g] += row_rewards[rows[:end]].sum(axis=0)
                 rewarded[rows[:end]] = True
+                next_episode[rows[end:]] = True
             carry[g] += row_rewards[rows[start:]].sum(axis=0)
             rewarded[rows[start:]] = True
 
-    def _infos(self, rounds: RoundResults, matches: Any, rewarded: np.ndarray) -> dict:
+    def _infos(self, rounds: RoundResults, matches: Any, rewarded: np.ndarray,
+               next_episode: np.ndarray) -> dict:
         return {"action_mask": self.core.legal_action_mask(),
                 "seat": self.core.mover.astype(np.int64), "round_results": rounds,
-                "match_results": matches, "rewarded": rewarded}
+                "match_results": matches, "rewarded": rewarded, "next_episode": next_episode}
 
     # --------------------------------------------------------------- observe
     def state_dict(self) -> dict[str, np.ndarray]:

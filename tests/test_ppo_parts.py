@@ -360,3 +360,35 @@ def test_an_unreadable_checkpoint_says_why(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(torch, "load", no_permission)
     with pytest.raises(CheckpointError, match="cannot be read: Permission denied"):
         load_checkpoint(path)
+
+
+def test_round_statistics_credit_rounds_dealt_after_an_episode_to_its_new_seats(tmp_path):
+    """A hand yaku dealt right after an episode ends belongs to the next episode: the trainer's
+    logged round statistics read it with the seats it draws for that episode."""
+    from agents.ppo import SELF, Trainer
+
+    cfg = PPOConfig.from_dict({"n_envs": 64, "n_steps": 48, "hidden": 16, "rules": {"rounds": 1},
+                               "episode": "match", "warmstart_decisions": 0, "eval_interval": 0,
+                               "self_play_fraction": 0.0, "baselines": ["random"]})
+    trainer = Trainer(cfg, tmp_path)
+    steps, env_step = [], trainer.env.step
+
+    def spy(action):
+        before = (trainer.learner_seat.copy(), trainer.opponent.copy())
+        out = env_step(action)
+        steps.append((before, out[4]["round_results"], out[4]["next_episode"]))
+        return out
+
+    trainer.env.step = spy
+    _, stats = trainer.collect()
+    expected, moved = [], 0
+    for t, ((seat, opponent), rows, later) in enumerate(steps):
+        after = steps[t + 1][0][0] if t + 1 < len(steps) else trainer.learner_seat
+        for k in [*np.flatnonzero(~later), *np.flatnonzero(later)]:
+            g = rows.game[k]
+            assert opponent[g] != SELF
+            s = after[g] if later[k] else seat[g]
+            moved += bool(later[k] and after[g] != seat[g])
+            expected.append(rows.reward[k, s])
+    assert moved > 0  # some rounds changed hands with the new draw of seats
+    assert stats["learner_points"] == expected

@@ -84,3 +84,29 @@ def test_vector_env_determinism_and_seeding():
     env.reset(seed=1)
     np.testing.assert_array_equal(env.observe(env.core.mover), a[0])
     np.testing.assert_array_equal(a[0], encode_observations(KoiKoiCore(16, seed=1)))
+
+
+@pytest.mark.parametrize(("episode", "rounds"), [("round", 12), ("match", 1), ("match", 2)])
+def test_rounds_dealt_after_an_episode_end_are_marked_next_episode(episode, rounds):
+    """``next_episode`` marks exactly the rows a game dealt after its episode ended in that
+    step (hand yaku at the next deal), so a trainer can credit them to the next seats."""
+    hand_yaku = END_NAMES.index("hand-yaku")
+    env = KoiKoiVectorEnv(256, episode=episode, rounds=rounds, seed=4)
+    _, info = env.reset()
+    assert info["next_episode"].all() and len(info["next_episode"]) == len(info["round_results"])
+    rng = np.random.default_rng(0)
+    marked = 0
+    for _ in range(300):
+        _, _, terminated, _, info = env.step(env.core.sample_legal_actions(rng))
+        rows, later = info["round_results"], info["next_episode"]
+        for g in np.unique(rows.game):
+            mine = np.flatnonzero(rows.game == g)
+            flags = later[mine].tolist()
+            assert flags[0] is False and flags == sorted(flags)  # the played round comes first
+            assert (rows.reason[mine[1:]] == hand_yaku).all()  # then rounds ended at the deal
+            if episode == "round":
+                assert terminated[g] and all(flags[1:])
+            elif any(flags):  # the next match's rounds, from its first
+                assert terminated[g] and rows.round_index[mine[flags.index(True)]] == 0
+            marked += sum(flags)
+    assert marked > 0
