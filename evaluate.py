@@ -17,12 +17,13 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from agents.base import MAX_SEED
 from agents.evaluation import play_matches, round_robin
 from agents.files import atomic_write_json
-from agents.registry import BASELINES, make_agent
+from agents.registry import BASELINES, display_names, is_baseline_name, make_agent
 from hanafuda_env.rules import RuleError, resolve_rules
 
 
@@ -46,7 +47,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=1024,
                         help="games stepped together (the deals do not depend on it; "
                         "the baselines' random tie-breaks do; default 1024)")
-    parser.add_argument("--json", metavar="PATH", help="write the full results as JSON here")
+    parser.add_argument("--json", metavar="PATH",
+                        help="write the full results as JSON to this new file")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="let --json replace an existing file (never a checkpoint played)")
     args = parser.parse_args(argv)
     if args.league and args.agents:
         parser.error("give either two agents or --league, not both")
@@ -60,7 +64,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--batch must be at least 1")
     if not 0 <= args.seed <= MAX_SEED:
         parser.error(f"--seed must be an integer from 0 to {MAX_SEED}, got {args.seed}")
+    if args.json is not None:
+        problem = ("needs a file name" if not args.json else
+                   json_path_problem(Path(args.json), args.league or args.agents, args.overwrite))
+        if problem:
+            parser.error(f"--json {args.json}: {problem}")
     return args
+
+
+def json_path_problem(path: Path, specs: list[str], overwrite: bool) -> str | None:
+    """Why the results could not (or should not) be written to ``path``, checked before any
+    match is played: a long evaluation is not lost to a typo, and no user file is replaced
+    unasked."""
+    if path.is_dir():
+        return "is a folder; give a file name"
+    if path.exists():
+        played = [spec for spec in specs if not is_baseline_name(spec)
+                  and Path(spec).exists() and Path(spec).samefile(path)]
+        if played:
+            return "is a checkpoint being evaluated; give another file name"
+        if not overwrite:
+            return "already exists; give a new file name, or --overwrite to replace it"
+    for parent in path.absolute().parents:
+        if parent.exists():
+            return None if parent.is_dir() else f"cannot be made: {parent} is a file"
+    return None
 
 
 def _interval(stat: dict[str, float], key: str = "value", digits: int = 3) -> str:
@@ -69,9 +97,12 @@ def _interval(stat: dict[str, float], key: str = "value", digits: int = 3) -> st
 
 def format_head_to_head(result: dict[str, Any]) -> str:
     a, b = result["a"], result["b"]
+    target = result.get("target_score")
     lines = [
         f"{result['agent_a']} vs {result['agent_b']} — {result['matches']} matches of "
-        f"{result['rounds_per_match']} rounds, rules {result['rules']}, seed {result['seed']}",
+        f"{result['rounds_per_match']} rounds"
+        + (f" (or first to {target} points)" if target else "")
+        + f", rules {result['rules']}, seed {result['seed']}",
         f"  A wins / draws / losses : {result['wins']} / {result['draws']} / {result['losses']}",
         f"  A win rate (95% CI)     : {_interval(result['win_rate'])}",
         f"  A score rate (draw=1/2) : {_interval(result['score_rate'])}",
@@ -133,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             rules = rules.replace(rounds=args.rounds)
         specs = args.league or args.agents
         agents = [make_agent(spec, rules, seed=args.seed + i) for i, spec in enumerate(specs)]
+        for agent, name in zip(agents, display_names(specs)):
+            agent.name = name
     except (RuleError, ValueError, OSError) as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
@@ -144,18 +177,30 @@ def main(argv: list[str] | None = None) -> int:
         result = play_matches(agents[0], agents[1], args.matches, rules, args.seed, args.batch)
         text = format_head_to_head(result)
     result["seconds"] = time.perf_counter() - start
+    result["agent_specs"] = specs
+    written = None
     if args.json:  # first: the file is kept even if the printing below fails
-        atomic_write_json(args.json, result)
+        try:
+            atomic_write_json(args.json, result)
+            written = True
+        except OSError as error:
+            written = error
     print(text)
     print(f"  ({result['seconds']:.1f} s)")
-    if args.json:
+    if written is True:
         print(f"  results written to {args.json}")
+    elif written is not None:
+        print(f"evaluate.py: error: could not write {args.json}: {written}", file=sys.stderr)
+        return 1
     return 0
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted; no results printed or written", file=sys.stderr)
+        sys.exit(130)
     except BrokenPipeError:  # `evaluate.py ... | head` closed the pipe: not worth a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)

@@ -3,11 +3,14 @@
 :func:`play_matches` plays exactly ``n_matches`` complete matches between two agents, in
 waves of up to ``batch`` games stepped together. Match ``j`` uses the deal seed of pair
 ``j // 2``, puts agent A at seat ``j % 2`` and gives the first deal to seat
-``(j // 2) % 2``: the two matches of a pair see the same cards with the seats swapped
-(duplicate format, which cancels much of the luck of the deal), A sits at seat 0 in half
-the matches and deals first in half of them. Deals depend only on ``seed`` and ``j``, never
-on ``batch``. Each game of a wave counts for one match only: once its match ends, the game
-is driven by cheap random moves until the wave is over, and nothing it does is counted.
+``(j // 2) % 2``: the two matches of a pair are dealt the same decks, and in the first
+round A holds in one match the hand B holds in the other (duplicate format, which cancels
+part of the luck of the deal). Later rounds swap hands only when the same seat deals in
+both matches (the winner deals next), so the two matches of a pair are correlated: every
+interval treats a *pair* as the independent unit. A sits at seat 0 in half the matches and
+deals first in half of them. Deals depend only on ``seed`` and ``j``, never on ``batch``.
+Each game of a wave counts for one match only: once its match ends, the game is driven by
+cheap random moves until the wave is over, and nothing it does is counted.
 
 Everything returned is plain Python (JSON-serialisable).
 """
@@ -33,7 +36,7 @@ from .base import AgentLike
 Z95 = 1.959963984540054
 
 
-def wilson_interval(successes: float, n: int, z: float = Z95) -> dict[str, float]:
+def wilson_interval(successes: float, n: float, z: float = Z95) -> dict[str, float]:
     """Rate with its Wilson score interval (good at rates near 0 or 1 and small n)."""
     if n <= 0:
         return {"value": float("nan"), "low": 0.0, "high": 1.0}
@@ -44,6 +47,41 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> dict[str, float
     return {"value": p, "low": max(0.0, centre - half), "high": min(1.0, centre + half)}
 
 
+def pair_mean_interval(totals: np.ndarray, counts: np.ndarray,
+                       z: float = Z95) -> dict[str, float]:
+    """``sum(totals) / sum(counts)`` with a t interval that treats each entry (a pair of
+    matches: its points, its matches or rounds) as one independent unit: the variance of a
+    ratio of cluster sums. One pair has no interval (NaN bounds)."""
+    totals = np.asarray(totals, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.float64)
+    units, size = len(totals), float(counts.sum())
+    mean = float(totals.sum() / size) if size > 0 else float("nan")
+    if units < 2 or size <= 0:
+        return {"mean": mean, "low": float("nan"), "high": float("nan"),
+                "se": float("nan"), "pairs": units}
+    se = math.sqrt(units / (units - 1) * float(((totals - mean * counts) ** 2).sum())) / size
+    half = t_quantile(z, units - 1) * se
+    return {"mean": mean, "low": mean - half, "high": mean + half, "se": se, "pairs": units}
+
+
+def pair_rate_interval(per_match: np.ndarray, pair: np.ndarray,
+                       z: float = Z95) -> dict[str, float]:
+    """A rate over matches (1 success, 0 failure, 1/2 a draw's share) with a Wilson interval
+    on the effective number of matches, n p (1 - p) / pair variance: matches of a pair are
+    not independent. Never narrower than treating the matches as independent (the pair
+    variance of few pairs is itself noisy)."""
+    per_match = np.asarray(per_match, dtype=np.float64)
+    n = len(per_match)
+    if n == 0:
+        return wilson_interval(0.0, 0, z)
+    p = float(per_match.mean())
+    spread = pair_mean_interval(np.bincount(pair, per_match), np.bincount(pair), z)["se"]
+    effective = float(n)
+    if math.isfinite(spread) and spread > 0 and 0 < p < 1:
+        effective = min(effective, p * (1 - p) / spread**2)
+    return {**wilson_interval(p * effective, effective, z), "effective_matches": effective}
+
+
 def t_quantile(z: float, df: int) -> float:
     """Student's t quantile matching the normal quantile ``z`` (Cornish-Fisher expansion).
     At 95 % (``Z95``, what the reports use) it is exact for 1 and 2 degrees of freedom and
@@ -52,22 +90,6 @@ def t_quantile(z: float, df: int) -> float:
         return (12.706204736, 4.302652730)[df - 1]
     return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
             + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
-
-
-def mean_interval(values: np.ndarray, z: float = Z95) -> dict[str, float]:
-    """Mean with its t interval (95 % by default): few matches get a wider one; a single
-    value has none (NaN bounds)."""
-    values = np.asarray(values, dtype=np.float64)
-    n = len(values)
-    if n == 0:
-        return {"mean": float("nan"), "low": float("nan"), "high": float("nan"), "std": 0.0,
-                "n": 0}
-    mean = float(values.mean())
-    if n == 1:
-        return {"mean": mean, "low": float("nan"), "high": float("nan"), "std": 0.0, "n": 1}
-    std = float(values.std(ddof=1))
-    half = t_quantile(z, n - 1) * std / math.sqrt(n)
-    return {"mean": mean, "low": mean - half, "high": mean + half, "std": std, "n": n}
 
 
 @dataclass
@@ -121,7 +143,8 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
 
     Returns a dict: ``wins``/``draws``/``losses`` of A (always summing to ``matches``),
     ``win_rate`` and ``score_rate`` (a draw counts half) with Wilson 95% intervals,
-    ``points_per_match`` and ``points_per_round`` of A (mean, 95% interval), per-agent
+    ``points_per_match`` and ``points_per_round`` of A (mean, 95% interval; every interval
+    counts pairs of matches as the independent units, see the module docstring), per-agent
     koi-koi statistics (call rate at decisions; paid off = the caller won that round), yaku
     counts of the rounds each agent won, how rounds ended, and seat balance.
     """
@@ -134,7 +157,7 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     sides = (_SideStats(), _SideStats())
     results = np.zeros(n_matches, dtype=np.int8)  # +1 A won, 0 draw, -1 A lost
     match_points = np.zeros(n_matches, dtype=np.int64)
-    round_points: list[np.ndarray] = []
+    match_rounds = np.zeros(n_matches, dtype=np.int64)
     reasons: dict[str, int] = {}
     filler = np.random.default_rng(seed)
     yaku_names: tuple[str, ...] = ()
@@ -159,29 +182,32 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
             wave.record(core.step(actions))
         results[j] = wave.result
         match_points[j] = wave.points
-        round_points.append(np.concatenate(wave.round_points) if wave.round_points
-                            else np.zeros(0))
+        match_rounds[j] = wave.counted
         for code, count in wave.reasons.items():
             reasons[END_NAMES[code]] = reasons.get(END_NAMES[code], 0) + count
-    per_round = np.concatenate(round_points)
+    n_rounds = int(match_rounds.sum())
     wins, draws = int((results == 1).sum()), int((results == 0).sum())
     losses = int((results == -1).sum())
     assert wins + draws + losses == n_matches
     j = np.arange(n_matches)
+    pair = j // 2
     return {
         "agent_a": agent_a.name, "agent_b": agent_b.name, "rules": rules.name,
-        "rounds_per_match": rules.rounds, "matches": n_matches, "seed": int(seed),
-        "wins": wins, "draws": draws, "losses": losses,
-        "win_rate": wilson_interval(wins, n_matches),
-        "score_rate": wilson_interval(wins + 0.5 * draws, n_matches),
-        "points_per_match": mean_interval(match_points),
-        "points_per_round": mean_interval(per_round),
-        "rounds": int(len(per_round)),
+        "rule_set": rules.to_dict(), "rounds_per_match": rules.rounds,
+        "target_score": rules.target_score, "matches": n_matches, "seed": int(seed),
+        "batch": int(batch), "wins": wins, "draws": draws, "losses": losses,
+        "win_rate": pair_rate_interval(results == 1, pair),
+        "score_rate": pair_rate_interval((results + 1) / 2, pair),
+        "points_per_match": pair_mean_interval(np.bincount(pair, match_points),
+                                               np.bincount(pair)),
+        "points_per_round": pair_mean_interval(np.bincount(pair, match_points),
+                                               np.bincount(pair, match_rounds)),
+        "rounds": n_rounds,
         "round_ends": dict(sorted(reasons.items())),
         "seats": {"a_at_seat_0": int((j % 2 == 0).sum()), "a_at_seat_1": int((j % 2).sum()),
                   "a_deals_first": int(((j % 2) == (j // 2) % 2).sum())},
-        "a": sides[0].summary(agent_a.name, len(per_round)),
-        "b": sides[1].summary(agent_b.name, len(per_round)),
+        "a": sides[0].summary(agent_a.name, n_rounds),
+        "b": sides[1].summary(agent_b.name, n_rounds),
     }
 
 
@@ -196,7 +222,6 @@ class _Wave:
         self.counted = np.zeros(n, dtype=np.int64)  # rounds recorded per game
         self.result = np.zeros(n, dtype=np.int8)
         self.points = np.zeros(n, dtype=np.int64)
-        self.round_points: list[np.ndarray] = []
         self.reasons: dict[int, int] = {}
 
     def record(self, outcome) -> None:
@@ -223,7 +248,6 @@ class _Wave:
         seat_a = self.seat_a[g]
         rows = np.arange(len(g))
         gained = rounds.reward[keep][rows, seat_a].astype(np.int64)
-        self.round_points.append(gained.astype(np.float64))
         np.add.at(self.points, g, gained)
         winner = rounds.winner[keep]
         calls = rounds.koikoi_calls[keep]
@@ -302,8 +326,11 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
                 seed: int = 0, batch: int = 1024) -> dict[str, Any]:
     """Every pair of agents plays ``n_matches``; a pairwise table and fitted Elo ratings.
 
-    All pairs use the same deal seed (common random numbers). Ratings are anchored at
-    random = 1000 when an agent named ``random`` takes part, else at a mean of 1500.
+    All pairs use the same deal seed (common random numbers), and agents that have
+    ``seed()`` are reseeded for each pair (the first with ``seed``, the second with
+    ``seed + 1``, as ``evaluate.py`` seeds a head-to-head), so a pair's result does not depend
+    on the other agents or their order. Ratings are anchored at random = 1000 when an agent
+    named ``random`` takes part, else at a mean of 1500.
     """
     if len(agents) < 2:
         raise ValueError("a league needs at least two agents")
@@ -313,8 +340,12 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     games = np.zeros((k, k))
     pairs = []
     for i, j in combinations(range(k), 2):
+        for agent, agent_seed in ((agents[i], seed), (agents[j], seed + 1)):
+            if callable(getattr(agent, "seed", None)):
+                agent.seed(agent_seed)
         result = play_matches(agents[i], agents[j], n_matches, rules, seed, batch)
-        result["agent_a"], result["agent_b"] = names[i], names[j]
+        result["agent_a"] = result["a"]["name"] = names[i]
+        result["agent_b"] = result["b"]["name"] = names[j]
         s = result["wins"] + 0.5 * result["draws"]
         score[i, j], score[j, i] = s, n_matches - s
         games[i, j] = games[j, i] = n_matches
@@ -322,8 +353,10 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     elo = fit_elo(names, score, games)
     table = {names[i]: {names[j]: (score[i, j] / games[i, j] if games[i, j] else None)
                         for j in range(k)} for i in range(k)}
-    return {"agents": names, "matches_per_pair": n_matches,
-            "rules": resolve_rules(rules).name, "seed": int(seed), "score_table": table,
+    rule_set = resolve_rules(rules)
+    return {"agents": names, "matches_per_pair": n_matches, "rules": rule_set.name,
+            "rule_set": rule_set.to_dict(), "seed": int(seed), "batch": int(batch),
+            "score_table": table,
             "elo": elo, "elo_anchor": "random=1000" if "random" in names else "mean=1500",
             "pairs": pairs}
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from hanafuda_env.rules import RuleSpec, resolve_rules
 
@@ -39,3 +40,23 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
         return BASELINES[spec.strip().lower()](rules=rules, seed=seed)
     raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, and not a "
                      f"baseline name; baseline names: {', '.join(BASELINES)}")
+
+
+def display_names(specs: Sequence[str]) -> list[str]:
+    """Names to report agents by: a baseline's name, a checkpoint's file stem, lengthened
+    with its folders (``run_a/checkpoints/latest``) where a stem is shared or is a
+    baseline's name, so results never credit a checkpoint to a baseline or mix two files up."""
+    names: list[str | None] = [spec.strip().lower() if is_baseline_name(spec) else None
+                               for spec in specs]
+    parts = [Path(spec).with_suffix("").parts for spec in specs]
+    depth = 1
+    while any(name is None for name in names):
+        trial = [name if name is not None else "/".join(parts[k][-depth:])
+                 for k, name in enumerate(names)]
+        for k, name in enumerate(names):
+            if name is None and (
+                    depth >= len(parts[k])
+                    or trial[k] not in BASELINES and trial.count(trial[k]) == 1):
+                names[k] = trial[k] if trial[k] not in BASELINES else str(specs[k])
+        depth += 1
+    return [str(name) for name in names]

@@ -139,11 +139,17 @@ class RuleSet:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> RuleSet:
-        with open(path, encoding="utf-8") as handle:
-            try:
+        try:
+            with open(path, encoding="utf-8") as handle:
                 spec = yaml.safe_load(handle) or {}
-            except yaml.YAMLError as error:
-                raise RuleError(f"{path} is not valid YAML: {_one_line(error)}") from None
+        except yaml.YAMLError as error:
+            raise RuleError(f"{path} is not valid YAML: {_one_line(error)}") from None
+        except UnicodeDecodeError:
+            raise RuleError(f"rule file {str(path)!r} is not UTF-8 text") from None
+        except OSError as error:
+            raise RuleError(f"rule file {str(path)!r} cannot be read: "
+                            f"{error.strerror or error}; rule presets: "
+                            f"{', '.join(PRESETS)}") from None
         try:
             return cls.from_dict(spec)
         except RuleError as error:

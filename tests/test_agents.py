@@ -17,14 +17,15 @@ from agents.card_model import ROW_OF_CARD, card_chances, chance_table, month_nib
 from agents.evaluation import (
     Z95,
     fit_elo,
-    mean_interval,
+    pair_mean_interval,
+    pair_rate_interval,
     play_matches,
     round_robin,
     t_quantile,
     wilson_interval,
 )
 from agents.expert import ExpertAgent, count_tails
-from agents.registry import BASELINES, make_agent
+from agents.registry import BASELINES, display_names, make_agent
 from hanafuda_env import cards as C
 from hanafuda_env.core import (
     CHOOSE_DRAWN,
@@ -362,7 +363,7 @@ def test_play_matches_counts_are_consistent_and_balanced():
     assert result["seats"] == {"a_at_seat_0": 6, "a_at_seat_1": 5, "a_deals_first": 5}
     assert result["rounds"] == 33  # every match has exactly three rounds
     per_match, per_round = result["points_per_match"], result["points_per_round"]
-    assert per_match["n"] == 11 and per_round["n"] == 33
+    assert per_match["pairs"] == per_round["pairs"] == 6  # the last pair has one match
     assert per_match["mean"] * 11 == pytest.approx(per_round["mean"] * 33)
     assert sum(result["round_ends"].values()) == 33
     a, b = result["a"], result["b"]
@@ -441,14 +442,44 @@ def test_wilson_interval_matches_known_values():
                                                                                       abs=1e-3)
 
 
-def test_mean_interval_is_a_t_interval_and_has_none_for_one_value():
-    # 1, 2, 3, 4: mean 2.5, sd 1.291; t(0.975, 3) = 3.182 -> half-width 2.054
-    m = mean_interval(np.array([1.0, 2.0, 3.0, 4.0]))
+def test_pair_mean_interval_is_a_t_interval_over_pairs_and_has_none_for_one_pair():
+    # pairs of one unit each: 1, 2, 3, 4: mean 2.5, sd 1.291; t(0.975, 3) = 3.182 -> 2.054
+    m = pair_mean_interval(np.array([1.0, 2.0, 3.0, 4.0]), np.ones(4))
     assert m["mean"] == 2.5 and m["high"] - m["mean"] == pytest.approx(2.054, rel=0.01)
     for df, exact in [(1, 12.706), (2, 4.303), (7, 2.365), (30, 2.042), (1000, 1.962)]:
         assert t_quantile(Z95, df) == pytest.approx(exact, rel=0.01 if df >= 3 else 1e-4)
-    one = mean_interval(np.array([5.0]))
-    assert one["mean"] == 5.0 and np.isnan(one["low"]) and np.isnan(one["high"])
+    one = pair_mean_interval(np.array([5.0]), np.array([2]))  # one pair: no spread to see
+    assert one["mean"] == 2.5 and np.isnan(one["low"]) and np.isnan(one["high"])
+    # equal pair sizes: the interval of the pair means, not of the rounds inside them
+    points, rounds = np.array([10.0, -4.0, 6.0, 0.0]), np.full(4, 24)
+    ratio = pair_mean_interval(points, rounds)
+    plain = pair_mean_interval(points / 24, np.ones(4))
+    assert ratio["mean"] == pytest.approx(plain["mean"])
+    assert ratio["high"] == pytest.approx(plain["high"]) and ratio["pairs"] == 4
+
+
+def test_rate_interval_widens_when_the_matches_of_a_pair_agree():
+    pair = np.arange(400) // 2
+    split = np.tile([1.0, 0.0], 200)  # every pair one win, one loss: no pair variance
+    same = np.repeat(np.tile([1.0, 0.0], 100), 2)  # both matches of a pair alike
+    free = pair_rate_interval(split, pair)
+    assert free["value"] == 0.5 and free["effective_matches"] == 400  # never narrower
+    assert (free["low"], free["high"]) == pytest.approx(
+        (wilson_interval(200, 400)["low"], wilson_interval(200, 400)["high"]))
+    tied = pair_rate_interval(same, pair)
+    assert tied["effective_matches"] == pytest.approx(199)  # about one match per pair
+    assert tied["high"] - tied["low"] > 1.35 * (free["high"] - free["low"])
+
+
+def test_self_play_pairs_cancel_the_deal():
+    """The same deterministic agent on both sides: every pair's points cancel exactly, so
+    the pair interval has no width, where a per-match one would claim a spread."""
+    rules = resolve_rules("nintendo").replace(rounds=3)
+    result = play_matches(GreedyAgent(rules, seed=0), GreedyAgent(rules, seed=0), 40, rules,
+                          seed=3)
+    per_match = result["points_per_match"]
+    assert per_match["mean"] == 0 and per_match["low"] == per_match["high"] == 0
+    assert result["wins"] == result["losses"]
 
 
 def test_elo_orders_a_synthetic_league_and_recovers_a_known_gap():
@@ -477,7 +508,30 @@ def test_round_robin_gives_a_table_and_finite_ratings():
                 assert table[a][b] + table[b][a] == pytest.approx(1.0)
     assert league["elo"]["random"] == 1000.0 and all(np.isfinite(list(league["elo"].values())))
     assert len(league["pairs"]) == 3
+    assert [(p["a"]["name"], p["b"]["name"]) for p in league["pairs"]] == [
+        ("random", "greedy"), ("random", "greedy#2"), ("greedy", "greedy#2")]
     json.dumps(league)
+
+
+def test_a_league_pair_plays_as_the_same_head_to_head_whatever_the_other_agents():
+    def league(order):
+        agents = {"random": RandomAgent(SHORT, seed=9), "greedy": GreedyAgent(SHORT, seed=9),
+                  "expert": ExpertAgent(SHORT, seed=9)}
+        return round_robin([agents[name] for name in order], 6, SHORT, seed=1)["pairs"]
+
+    alone = play_matches(GreedyAgent(SHORT, seed=1), ExpertAgent(SHORT, seed=2), 6, SHORT, 1)
+    keys = ("wins", "draws", "losses", "points_per_round")
+    for order in (["random", "greedy", "expert"], ["greedy", "expert", "random"]):
+        (pair,) = [p for p in league(order) if (p["agent_a"], p["agent_b"]) == ("greedy",
+                                                                                  "expert")]
+        assert {k: pair[k] for k in keys} == {k: alone[k] for k in keys}
+
+
+def test_display_names_keep_checkpoints_apart_from_each_other_and_from_baselines():
+    specs = ["random", "runs/a/checkpoints/latest.pt", "runs/b/checkpoints/latest.pt",
+             "old/random.pt", "random.pt", "best.pt"]
+    assert display_names(specs) == ["random", "a/checkpoints/latest", "b/checkpoints/latest",
+                                    "old/random", "random.pt", "best"]
 
 
 # ------------------------------------------------------------------ registry and CLI
@@ -540,6 +594,30 @@ def test_evaluate_cli_reports_bad_agents_and_arguments():
     done = run_cli("greedy", "nobody")
     assert done.returncode == 2 and "random, greedy, expert" in done.stderr
     assert run_cli("greedy").returncode == 2
+    done = run_cli("greedy", "random", "--rules", "no/such.yaml")
+    assert done.returncode == 2 and "rule file" in done.stderr and "nintendo" in done.stderr
+
+
+def test_evaluate_cli_never_replaces_a_file_unasked(tmp_path):
+    """--json problems are found before a single match is played."""
+    notes = tmp_path / "notes.json"
+    notes.write_text("mine")
+    notes.chmod(0o600)
+    done = run_cli("greedy", "random", "--matches", "2", "--rounds", "1", "--json", str(notes))
+    assert done.returncode == 2 and "--overwrite" in done.stderr and notes.read_text() == "mine"
+    done = run_cli("greedy", "random", "--matches", "2", "--rounds", "1", "--json", str(notes),
+                   "--overwrite")
+    assert done.returncode == 0 and json.loads(notes.read_text())["matches"] == 2
+    assert notes.stat().st_mode & 0o777 == 0o600  # a replaced file keeps its permissions
+    done = run_cli("greedy", "random", "--json", str(tmp_path))
+    assert done.returncode == 2 and "folder" in done.stderr
+    done = run_cli("greedy", "random", "--json", str(notes / "x.json"))
+    assert done.returncode == 2 and "is a file" in done.stderr
+    checkpoint = tmp_path / "bot.pt"
+    checkpoint.write_bytes(b"weights")
+    done = run_cli(str(checkpoint), "random", "--json", str(checkpoint), "--overwrite")
+    assert done.returncode == 2 and "checkpoint" in done.stderr
+    assert checkpoint.read_bytes() == b"weights"
 
 
 def test_evaluate_cli_reader_closing_the_pipe_keeps_the_json_and_prints_no_traceback(tmp_path):
@@ -553,3 +631,18 @@ def test_evaluate_cli_reader_closing_the_pipe_keeps_the_json_and_prints_no_trace
     assert "Traceback" not in stderr, stderr
     result = json.loads(out.read_text())
     assert result["wins"] + result["draws"] + result["losses"] == 4
+
+
+def test_evaluate_cli_ctrl_c_and_an_empty_json_path_end_cleanly(tmp_path):
+    import signal
+    import time
+
+    done = run_cli("greedy", "random", "--json", "")
+    assert done.returncode == 2 and "needs a file name" in done.stderr
+    process = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "expert", "greedy",
+                                "--matches", "100000"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in err and "interrupted" in err
