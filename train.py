@@ -13,11 +13,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.policy import CheckpointError
-from agents.ppo import TrainingInterrupted, train
-from agents.ppo_config import ConfigError, PPOConfig, resume_config
-from hanafuda_env.rules import RuleError
-
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
 
 
@@ -30,6 +25,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("overrides", nargs="*", metavar="key=value",
                         help="config values that replace the file's (parsed as YAML)")
     args = parser.parse_args(argv)
+    for option in ("config", "resume", "run_dir"):
+        if getattr(args, option) == "":
+            parser.error(f"--{option.replace('_', '-')} needs a path, got an empty one")
+    from agents.policy import CheckpointError  # torch: after the arguments are checked
+    from agents.ppo_config import ConfigError, PPOConfig, resume_config
+    from agents.ppo_run import TrainingInterrupted, train
+    from hanafuda_env.rules import RuleError
+
     try:
         if args.resume:
             cfg = resume_config(args.resume, PPOConfig.spec(args.config, args.overrides))
@@ -60,4 +63,9 @@ def _tensorboard_command() -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # while starting up, before a run exists
+        print("\ninterrupted before the run started; there is nothing to resume",
+              file=sys.stderr)
+        sys.exit(130)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,9 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # a plain pickle warns before it fails; we explain
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many types for damaged or unsafe files
         raise CheckpointError(f"checkpoint {str(path)!r} {_why_unreadable(path, error)}"
                               ) from None

@@ -20,7 +20,8 @@ The algorithm, top to bottom (the CleanRL layout):
    the baselines, TensorBoard scalars and atomic checkpoints follow their own intervals.
 
 The settings (:class:`~agents.ppo_config.PPOConfig`), their checks and resuming rules live
-in :mod:`agents.ppo_config`.
+in :mod:`agents.ppo_config`; opening, resuming and interrupting a run (``train``) in
+:mod:`agents.ppo_run`.
 """
 
 from __future__ import annotations
@@ -32,14 +33,12 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 
 from hanafuda_env.core import DECIDE, KOIKOI, STOP
 from hanafuda_env.observation import BLOCK
 from hanafuda_env.rules import resolve_rules
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
-from .files import atomic_write_json, atomic_write_text
 from .networks import (
     CRITIC_INPUT_DIM,
     ActorCritic,
@@ -58,11 +57,8 @@ from .policy import (
     save_checkpoint,
 )
 from .ppo_config import (
-    RESUMABLE_KEYS,
     ConfigError,
     PPOConfig,
-    claim_run_dir,
-    resume_config,
 )
 from .selfplay import SELF, OpponentPool
 
@@ -198,6 +194,11 @@ class Trainer:
         self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
         self.saved_update: int | None = None  # of checkpoints/latest.pt
         self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
+        if not self.warm_started and not resuming:  # a bad teacher file fails before any folder
+            try:
+                read_policy_files([cfg.warmstart_teacher])
+            except CheckpointError as error:
+                raise CheckpointError(f"warmstart_teacher: {error}") from None
 
     def _load_initial_weights(self, path: str) -> None:
         try:
@@ -453,78 +454,7 @@ def _to_arrays(tree: Any) -> Any:
     return tree.numpy().copy()
 
 
-class TrainingInterrupted(Exception):
-    """Ctrl-C stopped a run; the message says how to continue it."""
-
-
-def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None,
-          stop_after: int | None = None) -> dict[str, Any]:
-    """Run (or continue) a training run; returns the last logged metrics.
-
-    ``stop_after`` ends this call after that many updates (saving a checkpoint), as an
-    interruption would; ``resume`` then continues exactly where it stopped. Ctrl-C raises
-    :class:`TrainingInterrupted`, whose message names the command that continues the run.
-    """
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
-    restart = False  # a run resumed before its first checkpoint starts over
-    if resume is not None:
-        if run_dir is not None and Path(run_dir) != Path(resume):
-            raise ConfigError("a resumed run stays in its folder; give --resume RUN_DIR "
-                              "without --run-dir")
-        run_dir = Path(resume)
-        latest = run_dir / "checkpoints" / "latest.pt"
-        payload = load_checkpoint(latest) if latest.exists() else None
-        # The saved config rules; of ``cfg`` only the keys that may change are taken.
-        cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
-                                      if k in RESUMABLE_KEYS}, payload)
-        restart = payload is None
-        trainer = Trainer(cfg, run_dir, resuming=not restart)
-        if not restart:
-            trainer.restore(payload)
-        if trainer.update >= trainer.n_updates:
-            raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "
-                              f"decisions for total_decisions={cfg.total_decisions}); give a "
-                              "larger total_decisions=N to train it further")
-    else:
-        trainer = Trainer(cfg, "")  # a bad setting fails here, before any folder is made
-        run_dir = claim_run_dir(cfg, run_dir)
-        trainer.run_dir = run_dir
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
-        {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
-        sort_keys=False, allow_unicode=True))
-    # A resumed run hides events logged after its checkpoint (an interrupted run's tail; all
-    # of them when it starts over). TensorBoard purges every tag, and the warm start's curves
-    # share the step axis, so an early resume that would hide part of them keeps the tail.
-    warm_steps = (0 if cfg.init_checkpoint is not None else
-                  -(-cfg.warmstart_decisions // trainer.batch_steps) * trainer.batch_steps)
-    purge_step = (0 if restart else trainer.global_step + 1
-                  if resume is not None and trainer.global_step >= warm_steps else None)
-    writer = SummaryWriter(str(run_dir), purge_step=purge_step)
-    try:
-        if not trainer.warm_started:
-            from .imitation import warm_start
-
-            warm_start(trainer, make_env(cfg, trainer.rules, cfg.seed + 1), writer, tqdm)
-        last_update = trainer.n_updates if stop_after is None else min(
-            trainer.n_updates, trainer.update + stop_after)
-        metrics = _run_updates(trainer, writer, last_update)
-    except KeyboardInterrupt:
-        command = f"python train.py --resume {run_dir}"
-        if trainer.saved_update is None:
-            raise TrainingInterrupted(f"interrupted before the run's first checkpoint; "
-                                      f"{command} starts it over in {run_dir}") from None
-        raise TrainingInterrupted(
-            f"interrupted; {command} continues from the last checkpoint (update "
-            f"{trainer.saved_update} of {trainer.n_updates}; later ones are redone)") from None
-    finally:
-        writer.close()
-    atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
-    return {"run_dir": str(run_dir), **metrics}
-
-
-def _run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, float]:
+def run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, float]:
     """PPO updates up to ``last_update``: rollout, learning, snapshots, evaluations, logs and
     checkpoints; returns the last update's metrics."""
     from tqdm import tqdm

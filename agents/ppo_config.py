@@ -8,6 +8,7 @@ fails here, with the allowed ones named, before any env or network is built.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
@@ -109,9 +110,9 @@ class PPOConfig:
         for name in ("total_decisions", "n_envs", "n_steps", "update_epochs", "n_minibatches",
                      "hidden", "layers", "snapshot_interval", "checkpoint_interval",
                      "torch_threads"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be a positive integer, got "
-                                  f"{getattr(self, name)!r}")
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         if self.n_envs * self.n_steps < 2 * self.n_minibatches:
             raise ConfigError(f"n_envs * n_steps ({self.n_envs * self.n_steps}) must be at least "
                               f"2 * n_minibatches ({2 * self.n_minibatches}): a minibatch needs "
@@ -179,6 +180,8 @@ class PPOConfig:
 def _parse_yaml(text: Any, where: str) -> Any:
     try:
         return yaml.safe_load(text)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{where} is not UTF-8 text") from None
     except yaml.YAMLError as error:
         raise ConfigError(f"{where} is not valid YAML: {' '.join(str(error).split())}"
                           ) from None
@@ -187,12 +190,12 @@ def _parse_yaml(text: Any, where: str) -> Any:
 def _check_number(name: str, value: Any, low: float, high: float | None = None,
                   open_low: bool = False, integer: bool = False) -> None:
     kind = int if integer else (int, float)
-    ok = isinstance(value, kind) and not isinstance(value, bool)
+    ok = isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value)
     if ok:
         ok = (value > low if open_low else value >= low) and (high is None or value <= high)
     if not ok:
         bounds = f"{'>' if open_low else '>='} {low}" + (f" and <= {high}" if high else "")
-        raise ConfigError(f"{name} must be {'an integer' if integer else 'a number'} "
+        raise ConfigError(f"{name} must be {'an integer' if integer else 'a finite number'} "
                           f"{bounds}, got {value!r}")
 
 

@@ -338,7 +338,7 @@ def test_minibatches_never_hold_a_single_sample() -> None:
 def test_tiny_batches_train_without_nan(tmp_path) -> None:
     """A rollout with fewer learner decisions than minibatches once filled the weights with
     NaN (one-sample advantage normalisation); and such configs are refused up front."""
-    from agents.ppo import train as run_training
+    from agents.ppo_run import train as run_training
 
     with pytest.raises(ConfigError, match="a minibatch needs two samples"):
         PPOConfig(n_envs=1, n_steps=3, n_minibatches=4)
@@ -392,3 +392,16 @@ def test_round_statistics_credit_rounds_dealt_after_an_episode_to_its_new_seats(
             expected.append(rows.reward[k, s])
     assert moved > 0  # some rounds changed hands with the new draw of seats
     assert stats["learner_points"] == expected
+
+
+def test_a_plain_pickle_is_refused_without_torch_warnings(tmp_path) -> None:
+    import pickle
+    import warnings
+
+    path = tmp_path / "plain.pt"
+    path.write_bytes(pickle.dumps({"model": 1}, protocol=4))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(CheckpointError, match="plain.pt"):
+            load_checkpoint(path)
+    assert not caught

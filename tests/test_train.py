@@ -13,8 +13,8 @@ import yaml
 import train
 from agents.evaluation import play_matches
 from agents.policy import PolicyAgent, load_checkpoint
-from agents.ppo import train as run_training
 from agents.ppo_config import ConfigError, PPOConfig
+from agents.ppo_run import train as run_training
 from agents.registry import make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,7 +187,9 @@ def test_match_episodes_train_and_record_match_results(tmp_path) -> None:
 @pytest.mark.parametrize(("override", "message"), [
     ({"eval_opponents": ["expret"]}, "neither a baseline"),
     ({"warmstart_teacher": "nobody"}, "neither a baseline"),
-    ({"learning_rate": "x"}, "learning_rate must be a number"),
+    ({"learning_rate": "x"}, "learning_rate must be a finite number"),
+    ({"learning_rate": float("inf")}, "learning_rate must be a finite number"),
+    ({"n_envs": True}, "n_envs must be a positive integer"),
     ({"gamma": 5}, "gamma must be"),
     ({"max_snapshots": 0}, "max_snapshots must be"),
     ({"reward": "wins"}, "'points', 'match_win'"),
@@ -340,7 +342,9 @@ def test_malformed_yaml_seeds_out_of_range_and_the_default_config(tmp_path, caps
         seen["cfg"] = cfg
         return {"run_dir": "x"}
 
-    monkeypatch.setattr(train, "train", fake_train)
+    import agents.ppo_run
+
+    monkeypatch.setattr(agents.ppo_run, "train", fake_train)
     assert train.main([]) == 0  # no --config: the documented default run
     default = PPOConfig.load(ROOT / "configs" / "default.yaml")
     assert seen["cfg"] == default
@@ -506,3 +510,50 @@ def test_resume_errors_name_what_is_missing(tmp_path, capsys) -> None:
     (claimed / "config.yaml").write_text("")
     assert train.main(["--resume", str(claimed)]) == 2
     assert "no complete config.yaml" in capsys.readouterr().err
+
+
+def test_a_bad_teacher_file_fails_before_the_run_folder_is_made(tmp_path, capsys) -> None:
+    bad = tmp_path / "teacher.pt"
+    bad.write_bytes(b"not a checkpoint")
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "run"),
+                       f"warmstart_teacher={bad}", "warmstart_decisions=1024"]) == 2
+    err = capsys.readouterr().err
+    assert "warmstart_teacher" in err and "corrupt" in err
+    assert not (tmp_path / "run").exists()  # the corrected command may use the same folder
+
+
+def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> None:
+    """Before the training loop: nothing written yet, or a claimed folder that --resume
+    starts over; no traceback either way."""
+    import agents.ppo_run as ppo_run
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ppo_run, "Trainer", interrupted)
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "early")]) == 130
+    assert "nothing to resume" in capsys.readouterr().err
+    assert not (tmp_path / "early").exists()
+    monkeypatch.undo()
+    import torch.utils.tensorboard
+
+    monkeypatch.setattr(torch.utils.tensorboard, "SummaryWriter", interrupted)  # config written
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "claimed")]) == 130
+    err = capsys.readouterr().err
+    assert f"--resume {tmp_path / 'claimed'} starts it over" in err and "Traceback" not in err
+    monkeypatch.undo()
+    assert train.main(["--resume", str(tmp_path / "claimed")]) == 0
+
+
+def test_empty_paths_and_text_that_is_not_utf8_are_errors(tmp_path, capsys) -> None:
+    for option in ("--config", "--resume", "--run-dir"):
+        with pytest.raises(SystemExit) as stopped:
+            train.main([option, ""])
+        assert stopped.value.code == 2 and "empty" in capsys.readouterr().err
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe\x00seed: 1")
+    assert train.main(["--config", str(binary), "--run-dir", str(tmp_path / "a")]) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+    assert train.main(["--config", str(SMOKE), f"rules={binary}",
+                       "--run-dir", str(tmp_path / "b")]) == 2
+    assert "not UTF-8" in capsys.readouterr().err

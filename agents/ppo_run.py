@@ -1,0 +1,107 @@
+"""A training run: its folder claimed or reopened, the PPO loop of :mod:`agents.ppo` run
+in it, and Ctrl-C turned into a message that says how to continue."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .files import atomic_write_json, atomic_write_text
+from .policy import load_checkpoint
+from .ppo import Trainer, make_env, run_updates
+from .ppo_config import RESUMABLE_KEYS, ConfigError, PPOConfig, claim_run_dir, resume_config
+
+
+class TrainingInterrupted(Exception):
+    """Ctrl-C stopped a run; the message says how to continue it."""
+
+
+def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None,
+          stop_after: int | None = None) -> dict[str, Any]:
+    """Run (or continue) a training run; returns the last logged metrics.
+
+    ``stop_after`` ends this call after that many updates (saving a checkpoint), as an
+    interruption would; ``resume`` then continues exactly where it stopped. Ctrl-C raises
+    :class:`TrainingInterrupted`, whose message names the command that continues the run.
+    """
+    from tqdm import tqdm
+
+    opened: list[Path] = []  # the run folder, once its config is written
+    try:
+        trainer, run_dir, writer = _open_run(cfg, run_dir, resume, opened)
+    except KeyboardInterrupt:
+        if resume is not None:
+            message = f"interrupted while resuming; nothing changed in {resume}"
+        elif opened:
+            message = (f"interrupted before the run's first checkpoint; python train.py "
+                       f"--resume {opened[0]} starts it over in {opened[0]}")
+        else:
+            message = "interrupted before the run started; there is nothing to resume"
+        raise TrainingInterrupted(message) from None
+    cfg = trainer.cfg  # a resumed run's own
+    try:
+        if not trainer.warm_started:
+            from .imitation import warm_start
+
+            warm_start(trainer, make_env(cfg, trainer.rules, cfg.seed + 1), writer, tqdm)
+        last_update = trainer.n_updates if stop_after is None else min(
+            trainer.n_updates, trainer.update + stop_after)
+        metrics = run_updates(trainer, writer, last_update)
+    except KeyboardInterrupt:
+        command = f"python train.py --resume {run_dir}"
+        if trainer.saved_update is None:
+            raise TrainingInterrupted(f"interrupted before the run's first checkpoint; "
+                                      f"{command} starts it over in {run_dir}") from None
+        raise TrainingInterrupted(
+            f"interrupted; {command} continues from the last checkpoint (update "
+            f"{trainer.saved_update} of {trainer.n_updates}; later ones are redone)") from None
+    finally:
+        writer.close()
+    atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
+    return {"run_dir": str(run_dir), **metrics}
+
+
+def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | None,
+              opened: list[Path]) -> tuple[Trainer, Path, Any]:
+    """The trainer of a new run (its folder claimed) or of a resumed one (restored), the
+    run's resolved config written and its TensorBoard writer opened."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    restart = False  # a run resumed before its first checkpoint starts over
+    if resume is not None:
+        if run_dir is not None and Path(run_dir) != Path(resume):
+            raise ConfigError("a resumed run stays in its folder; give --resume RUN_DIR "
+                              "without --run-dir")
+        run_dir = Path(resume)
+        latest = run_dir / "checkpoints" / "latest.pt"
+        payload = load_checkpoint(latest) if latest.exists() else None
+        # The saved config rules; of ``cfg`` only the keys that may change are taken.
+        cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
+                                      if k in RESUMABLE_KEYS}, payload)
+        restart = payload is None
+        trainer = Trainer(cfg, run_dir, resuming=not restart)
+        if not restart:
+            trainer.restore(payload)
+        if trainer.update >= trainer.n_updates:
+            raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "
+                              f"decisions for total_decisions={cfg.total_decisions}); give a "
+                              "larger total_decisions=N to train it further")
+    else:
+        trainer = Trainer(cfg, "")  # a bad setting fails here, before any folder is made
+        run_dir = claim_run_dir(cfg, run_dir)
+        trainer.run_dir = run_dir
+    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
+        {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
+        sort_keys=False, allow_unicode=True))
+    opened.append(run_dir)  # from here on, --resume can start the run over
+    # A resumed run hides events logged after its checkpoint (an interrupted run's tail; all
+    # of them when it starts over). TensorBoard purges every tag, and the warm start's curves
+    # share the step axis, so an early resume that would hide part of them keeps the tail.
+    warm_steps = (0 if cfg.init_checkpoint is not None else
+                  -(-cfg.warmstart_decisions // trainer.batch_steps) * trainer.batch_steps)
+    purge_step = (0 if restart else trainer.global_step + 1
+                  if resume is not None and trainer.global_step >= warm_steps else None)
+    return trainer, run_dir, SummaryWriter(str(run_dir), purge_step=purge_step)
