@@ -11,6 +11,7 @@ input is asked again; ``q`` or end of input quits.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -41,8 +42,9 @@ def ask_action(legal: list[int], read: Callable[[], str], write: Callable[[str],
         text = line.strip().lower()
         if text in ("q", "quit", "exit"):
             raise Quit
-        if text.isdigit() and 1 <= int(text) <= len(legal):
-            return legal[int(text) - 1]
+        number = int(text) if text.isdecimal() and len(text) <= 6 else 0  # not "²", not 10**5000
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
         matches = [i for i, n in enumerate(names) if text and text in n.lower()]
         if len(matches) == 1:
             return legal[matches[0]]
@@ -77,8 +79,8 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
 
     core = KoiKoiCore(1, rules=rules, seed=seed)
     total = np.zeros(2, dtype=np.int64)
-    write(f"Koi-Koi, {rules.name} rules, {counted(rules.rounds, 'round')}. "
-          f"You are player_{human}.")
+    write(f"Koi-Koi, {rules.name} rules, {counted(rules.rounds, 'round')}, seed {seed} "
+          f"(--seed {seed} replays these deals). You are player_{human}.")
     outcome = core.reset(seed=seed)
     if len(outcome.rounds):
         write(describe_rounds(outcome.rounds, human))
@@ -140,9 +142,23 @@ def main(argv: list[str] | None = None) -> int:
     except (RuleError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    play(bot, rules, args.seat, seed, sys.stdin, sys.stdout)
+    try:
+        play(bot, rules, args.seat, seed, sys.stdin, sys.stdout)
+    except KeyboardInterrupt:
+        print("\nbye.")
+        return 130  # the shell's code for Ctrl-C
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # while starting up
+        sys.exit(130)
+    except OSError as error:  # the terminal or pipe went away (`play.py | head`, a full disk)
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            print(f"play.py: output failed: {error.strerror or error}", file=sys.stderr)
+        except OSError:
+            pass
+        sys.exit(1)

@@ -105,7 +105,7 @@ def test_one_round_and_one_point_are_singular() -> None:
     result = _run("1\n" * 400, "--bot", "greedy", "--rounds", "1", "--seed", "4")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "Koi-Koi, nintendo rules, 1 round. You are player_0." in out
+    assert "Koi-Koi, nintendo rules, 1 round, seed 4 " in out
     assert "the bot won 1 point  [" in out
     assert re.search(r"\b1 (rounds|points)\b", out) is None and "+custom" not in out
 
@@ -117,3 +117,30 @@ def test_help_shows_defaults_and_explains_every_option() -> None:
     assert "(default: expert)" in text and "(default: nintendo)" in text
     for option in ("--seat {0,1} your seat", "--seed SEED seed of the deals"):
         assert option in text
+
+
+def test_digits_that_are_no_move_number_are_asked_again() -> None:
+    """Superscripts and circled digits pass str.isdigit but are not numbers; a 5000-digit
+    number is over Python's int limit. Both are re-asked, like any other bad input."""
+    out = []
+    lines = iter(["²\n", "①\n", "9" * 5000 + "\n", "１\n"])  # full-width 1 is a number
+    assert ask_action([5, 9], lambda: next(lines), out.append) == 5
+    assert sum("is not one of the moves above" in text for text in out) == 3
+
+
+def test_ctrl_c_and_a_closed_output_end_without_a_traceback() -> None:
+    import signal
+    import time
+
+    process = subprocess.Popen([sys.executable, str(ROOT / "play.py"), "--seed", "1"],
+                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    header = process.stdout.readline()  # the game is waiting at its first prompt
+    assert "seed 1 (--seed 1 replays these deals)" in header
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "bye." in out and "Traceback" not in err
+    shell = subprocess.run(f"yes 1 | {sys.executable} play.py --seed 1 --bot random | head -1",
+                           shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert shell.stdout.startswith("Koi-Koi") and "Traceback" not in shell.stderr
