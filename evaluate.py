@@ -23,7 +23,7 @@ from typing import Any
 from agents.base import MAX_SEED
 from agents.evaluation import play_matches, round_robin
 from agents.files import atomic_write_json
-from agents.registry import BASELINES, display_names, is_baseline_name, make_agent
+from agents.registry import BASELINES, display_names, make_agent
 from hanafuda_env.rules import RuleError, resolve_rules
 
 
@@ -79,8 +79,7 @@ def json_path_problem(path: Path, specs: list[str], overwrite: bool) -> str | No
     if path.is_dir():
         return "is a folder; give a file name"
     if path.exists():
-        played = [spec for spec in specs if not is_baseline_name(spec)
-                  and Path(spec).exists() and Path(spec).samefile(path)]
+        played = [spec for spec in specs if Path(spec).exists() and Path(spec).samefile(path)]
         if played:
             return "is a checkpoint being evaluated; give another file name"
         if not overwrite:

@@ -155,10 +155,10 @@ if __name__ == "__main__":
         sys.exit(main())
     except KeyboardInterrupt:  # while starting up
         sys.exit(130)
-    except OSError as error:  # the terminal or pipe went away (`play.py | head`, a full disk)
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            print(f"play.py: output failed: {error.strerror or error}", file=sys.stderr)
-        except OSError:
-            pass
+    except BrokenPipeError:  # `play.py | head` closed the pipe: nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except OSError as error:  # the terminal went away, a full disk
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"play.py: {error.strerror or error}", file=sys.stderr)
         sys.exit(1)

@@ -28,6 +28,19 @@ def main(argv: list[str] | None = None) -> int:
     for option in ("config", "resume", "run_dir"):
         if getattr(args, option) == "":
             parser.error(f"--{option.replace('_', '-')} needs a path, got an empty one")
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # while starting up, before train() holds a run
+        if args.resume:
+            print(f"\ninterrupted; python train.py --resume {args.resume} continues the run "
+                  "as before", file=sys.stderr)
+        else:
+            print("\ninterrupted before the run started; there is nothing to resume",
+                  file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     from agents.policy import CheckpointError  # torch: after the arguments are checked
     from agents.ppo_config import ConfigError, PPOConfig, resume_config
     from agents.ppo_run import TrainingInterrupted, train
@@ -65,7 +78,5 @@ def _tensorboard_command() -> str:
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except KeyboardInterrupt:  # while starting up, before a run exists
-        print("\ninterrupted before the run started; there is nothing to resume",
-              file=sys.stderr)
+    except KeyboardInterrupt:  # while reading the arguments
         sys.exit(130)

@@ -67,18 +67,21 @@ def pair_mean_interval(totals: np.ndarray, counts: np.ndarray,
 def pair_rate_interval(per_match: np.ndarray, pair: np.ndarray,
                        z: float = Z95) -> dict[str, float]:
     """A rate over matches (1 success, 0 failure, 1/2 a draw's share) with a Wilson interval
-    on the effective number of matches, n p (1 - p) / pair variance: matches of a pair are
-    not independent. Never narrower than treating the matches as independent (the pair
-    variance of few pairs is itself noisy)."""
+    on the effective number of matches, p (1 - p) / (pair variance of the rate), since
+    matches of a pair are not independent; never more than the matches played (the pair
+    variance of few pairs is itself noisy), and shrunk by (z / t)^2 for the pairs' degrees of
+    freedom."""
     per_match = np.asarray(per_match, dtype=np.float64)
     n = len(per_match)
     if n == 0:
         return wilson_interval(0.0, 0, z)
     p = float(per_match.mean())
-    spread = pair_mean_interval(np.bincount(pair, per_match), np.bincount(pair), z)["se"]
+    pairs = pair_mean_interval(np.bincount(pair, per_match), np.bincount(pair), z)
     effective = float(n)
-    if math.isfinite(spread) and spread > 0 and 0 < p < 1:
-        effective = min(effective, p * (1 - p) / spread**2)
+    if pairs["pairs"] >= 2:
+        if pairs["se"] > 0 and 0 < p < 1:
+            effective = min(effective, p * (1 - p) / pairs["se"] ** 2)
+        effective *= (z / t_quantile(z, pairs["pairs"] - 1)) ** 2
     return {**wilson_interval(p * effective, effective, z), "effective_matches": effective}
 
 

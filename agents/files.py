@@ -30,14 +30,16 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
+_UMASK = os.umask(0)  # reading the umask means setting it: once, at import
+os.umask(_UMASK)
+
+
 def _mode_for(path: Path) -> int:
     """A replaced file keeps its permissions; a new one gets the usual ones (umask)."""
     try:
         return path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return 0o666 & ~_UMASK
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -190,7 +190,8 @@ def _parse_yaml(text: Any, where: str) -> Any:
 def _check_number(name: str, value: Any, low: float, high: float | None = None,
                   open_low: bool = False, integer: bool = False) -> None:
     kind = int if integer else (int, float)
-    ok = isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value)
+    ok = isinstance(value, kind) and not isinstance(value, bool) and (
+        isinstance(value, int) or math.isfinite(value))
     if ok:
         ok = (value > low if open_low else value >= low) and (high is None or value <= high)
     if not ok:

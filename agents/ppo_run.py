@@ -34,7 +34,8 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         trainer, run_dir, writer = _open_run(cfg, run_dir, resume, opened)
     except KeyboardInterrupt:
         if resume is not None:
-            message = f"interrupted while resuming; nothing changed in {resume}"
+            message = (f"interrupted while resuming; python train.py --resume {resume} "
+                       "continues the run as before")
         elif opened:
             message = (f"interrupted before the run's first checkpoint; python train.py "
                        f"--resume {opened[0]} starts it over in {opened[0]}")

@@ -46,17 +46,19 @@ def display_names(specs: Sequence[str]) -> list[str]:
     """Names to report agents by: a baseline's name, a checkpoint's file stem, lengthened
     with its folders (``run_a/checkpoints/latest``) where a stem is shared or is a
     baseline's name, so results never credit a checkpoint to a baseline or mix two files up."""
-    names: list[str | None] = [spec.strip().lower() if is_baseline_name(spec) else None
-                               for spec in specs]
+    names: list[str | None] = [spec.strip().lower() if is_baseline_name(spec)
+                               and not os.path.isfile(spec) else None for spec in specs]
     parts = [Path(spec).with_suffix("").parts for spec in specs]
+    parts = [p[1:] if p and p[0] == Path(spec).anchor else p for p, spec in zip(parts, specs)]
     depth = 1
     while any(name is None for name in names):
         trial = [name if name is not None else "/".join(parts[k][-depth:])
                  for k, name in enumerate(names)]
         for k, name in enumerate(names):
-            if name is None and (
-                    depth >= len(parts[k])
-                    or trial[k] not in BASELINES and trial.count(trial[k]) == 1):
-                names[k] = trial[k] if trial[k] not in BASELINES else str(specs[k])
+            if name is None and trial[k] not in BASELINES and trial.count(trial[k]) == 1:
+                names[k] = trial[k]
+            elif name is None and depth >= len(parts[k]):  # the whole path, as given
+                names[k] = (os.path.join(".", specs[k]) if is_baseline_name(specs[k])
+                            else str(specs[k]))
         depth += 1
     return [str(name) for name in names]

@@ -190,6 +190,7 @@ def test_match_episodes_train_and_record_match_results(tmp_path) -> None:
     ({"learning_rate": "x"}, "learning_rate must be a finite number"),
     ({"learning_rate": float("inf")}, "learning_rate must be a finite number"),
     ({"n_envs": True}, "n_envs must be a positive integer"),
+    ({"seed": 10**400}, "seed must be an integer"),  # no float overflow on the way
     ({"gamma": 5}, "gamma must be"),
     ({"max_snapshots": 0}, "max_snapshots must be"),
     ({"reward": "wins"}, "'points', 'match_win'"),
@@ -541,6 +542,12 @@ def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> No
     assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "claimed")]) == 130
     err = capsys.readouterr().err
     assert f"--resume {tmp_path / 'claimed'} starts it over" in err and "Traceback" not in err
+    monkeypatch.undo()
+    import agents.ppo_config
+
+    monkeypatch.setattr(agents.ppo_config, "resume_config", interrupted)  # reading the run
+    assert train.main(["--resume", str(tmp_path / "claimed")]) == 130
+    assert "continues the run as before" in capsys.readouterr().err
     monkeypatch.undo()
     assert train.main(["--resume", str(tmp_path / "claimed")]) == 0
 
