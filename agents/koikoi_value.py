@@ -12,10 +12,13 @@ every copy are reshuffled among themselves (a world the decider cannot tell apar
 real one: the *fair* value), in ``"true"`` mode the real hidden cards are kept, in
 ``"hand_known"`` mode only the stock order is reshuffled (the opponent's hand as it is).
 Every world is then played once after STOP and once after KOIKOI (the pair shares its
-hidden cards and its future deals: common random numbers, so the difference is estimated
-more tightly than either branch), with a rollout policy on both seats, to the end of the
-round and — for the match-level value — to the end of the match, later rounds dealt anew
-per copy.
+hidden cards and its future deals: common random numbers, so the difference is less noisy
+than that of two independent branches; at round level the stop branch is fixed, so the
+difference is as noisy as the koi-koi branch), with a rollout policy on both seats, to the
+end of the round and — for the match-level value — to the end of the match, later rounds
+dealt anew per copy. The worlds depend only on the seed and the point; the values too for a
+deterministic rollout policy. A random one (the expert's tie-breaks) draws from its own
+stream in batch order: reseed it for repeatable values.
 
 Values are from the decider's side: round points (zero-sum) and match equity (win 1, draw
 1/2, loss 0), each a mean over rollouts with a 95% normal-approximation interval. They are
@@ -417,7 +420,7 @@ def estimate_decision_value(snapshot: KoiKoiCore | DecisionPoints, policy: Agent
 def point_worlds(core: KoiKoiCore, games: np.ndarray, points, copies: int, mode: str,
                  seed: int) -> KoiKoiCore:
     """``rollout_worlds`` of each game, seeded by the seed and its decision point's number
-    alone, so values do not depend on how the points are chunked (``max_batch``)."""
+    alone, so the worlds do not depend on how the points are chunked (``max_batch``)."""
     parts = [rollout_worlds(core, games[i:i + 1], copies, mode,
                             int(np.random.SeedSequence([seed, int(p)]).generate_state(1)[0]))
              for i, p in enumerate(points)]
