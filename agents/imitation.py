@@ -20,10 +20,12 @@ from .networks import minibatches as split_minibatches
 
 
 def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float,
-                          with_hidden: bool = False) -> dict[str, np.ndarray]:
+                          with_hidden: bool = False, gamma: float = 1.0
+                          ) -> dict[str, np.ndarray]:
     """``n_steps`` decisions per game with the teacher on both seats, plus each decision's
-    return (the rest of its seat's episode reward, undiscounted) and, ``with_hidden``, the
-    privileged critic's input (observation and hidden cards)."""
+    return (the rest of its seat's episode reward, discounted by ``gamma`` per decision of
+    that seat, as PPO's value targets are) and, ``with_hidden``, the privileged critic's
+    input (observation and hidden cards)."""
     from .ppo import compute_gae  # the same two-seat credit assignment as training
 
     n = env.n_envs
@@ -56,7 +58,7 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_sc
         unfinished[t] = open_episode
     values = np.zeros((n_steps, n), dtype=np.float32)
     data["return"], _ = compute_gae(data["reward"], data["done"], data["seat"], values,
-                                    np.zeros((n, 2), dtype=np.float32), gamma=1.0, lam=1.0)
+                                    np.zeros((n, 2), dtype=np.float32), gamma=gamma, lam=1.0)
     data["keep"] = ~unfinished
     return data
 
@@ -99,7 +101,7 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
 def clone_batch(trainer, env: KoiKoiVectorEnv, teacher) -> dict[str, float]:
     """One warm-start batch: ``trainer``'s batch of teacher decisions on ``env``, learned."""
     cfg = trainer.cfg
-    data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale,
+    data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale, gamma=cfg.gamma,
                                  with_hidden=trainer.critic is not None)
     return clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
                       cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm, trainer.torch_rng,

@@ -1,8 +1,9 @@
 """Opponent pool for self-play: past snapshots of the learner plus baseline agents.
 
 Opponents are drawn by prioritized fictitious self-play: an opponent the learner beats
-less often is drawn more often (weight ``(1 - score) ** power``), so the learner keeps
-meeting opponents it does not yet beat. Every finished training episode (a round, or a
+less often is drawn more often (weight ``(1 - score) ** power``, plus 0.001 so that one
+beaten every time still comes back now and then), so the learner keeps meeting opponents it
+does not yet beat. Every finished training episode (a round, or a
 whole match with ``episode: match``) updates the learner's score against that opponent
 (exponential average) and both Elo ratings.
 """

@@ -405,3 +405,34 @@ def test_a_plain_pickle_is_refused_without_torch_warnings(tmp_path) -> None:
         with pytest.raises(CheckpointError, match="plain.pt"):
             load_checkpoint(path)
     assert not caught
+
+
+def test_warm_start_value_targets_use_the_runs_gamma() -> None:
+    """The teacher's returns are discounted like PPO's value targets: the same games give
+    the same last-decision returns, and smaller earlier ones with gamma < 1."""
+    from agents.baselines import GreedyAgent
+    from agents.imitation import collect_teacher_games
+    from hanafuda_env.vector_env import KoiKoiVectorEnv
+
+    def returns(gamma: float) -> dict[str, np.ndarray]:
+        env = KoiKoiVectorEnv(8, seed=0)
+        env.reset()
+        return collect_teacher_games(env, GreedyAgent(seed=0), 48, 1.0, gamma=gamma)
+
+    full, half = returns(1.0), returns(0.5)
+    np.testing.assert_array_equal(full["action"], half["action"])  # the same games
+    keep = full["keep"]
+    last_of_seat = np.zeros_like(keep)  # each seat's last decision of each finished episode
+    for g in range(keep.shape[1]):
+        seen: set[tuple[int, int]] = set()
+        episode = 0
+        for t in reversed(range(keep.shape[0])):
+            if full["done"][t, g]:
+                episode += 1
+            key = (episode, int(full["seat"][t, g]))
+            if keep[t, g] and key not in seen:
+                seen.add(key)
+                last_of_seat[t, g] = True
+    np.testing.assert_allclose(half["return"][last_of_seat], full["return"][last_of_seat])
+    differs = ~np.isclose(half["return"], full["return"]) & keep
+    assert differs.any() and not (differs & last_of_seat).any()
