@@ -471,7 +471,8 @@ def run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, fl
             sps = trainer.batch_steps / (time.perf_counter() - started)
             metrics.update(_rollout_metrics(stats, trainer, sps))
             if cfg.snapshot_interval and trainer.update % cfg.snapshot_interval == 0:
-                trainer.pool.add_snapshot(trainer.network, trainer.global_step)
+                trainer.pool.add_snapshot(trainer.network, trainer.global_step,
+                                          in_use=trainer.opponent)
             if cfg.eval_interval and (trainer.update % cfg.eval_interval == 0
                                       or trainer.update == trainer.n_updates):
                 metrics.update(_evaluate_learner(trainer))
@@ -524,7 +525,7 @@ def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, flo
         "koikoi/paid_off_rate": (stats["koikoi_won"] / stats["koikoi_rounds"]
                                  if stats["koikoi_rounds"] else 0.0),
         "elo/learner": trainer.pool.learner_elo,
-        "pool/size": float(len(trainer.pool)),
+        "pool/size": float(sum(not e.retired for e in trainer.pool.entries)),
     }
     won = max(stats["learner_rounds_won"], 1)
     for name, count in zip(trainer.env.core.yaku_names, stats["yaku"]):

@@ -37,6 +37,7 @@ class PoolEntry:
     rounds: int = 0
     elo: float = ELO_START
     made: int = -1  # snapshot number (order of creation); -1 for baselines
+    retired: bool = False  # replaced by a newer snapshot: never drawn, its games finish
 
 
 class OpponentPool:
@@ -55,18 +56,23 @@ class OpponentPool:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def add_snapshot(self, network: ActorCritic, step: int) -> None:
+    def add_snapshot(self, network: ActorCritic, step: int, in_use: Any = ()) -> None:
         """Freeze the learner's current weights as a new opponent. When the pool is full the
-        oldest snapshot's slot is reused, so every other entry keeps its index (games hold
-        opponent indices)."""
+        oldest snapshot retires: it is no longer drawn, but games still playing it (their
+        opponent indices, ``in_use``) finish against it and are credited to it. The new
+        snapshot takes a retired slot no game uses, else a new one, so every entry keeps its
+        index."""
         state = copy.deepcopy(network.state_dict())
         entry = PoolEntry(f"snapshot@{step}", "snapshot", state, elo=self.learner_elo,
                           made=self._snapshots_made)
-        snapshots = [i for i, e in enumerate(self.entries) if e.kind == "snapshot"]
-        if len(snapshots) >= self.max_snapshots:
-            oldest = min(snapshots, key=lambda i: self.entries[i].made)
-            self.entries[oldest] = entry
-            self._agents.pop(oldest, None)
+        active = [i for i, e in enumerate(self.entries) if e.kind == "snapshot" and not e.retired]
+        if len(active) >= self.max_snapshots:
+            self.entries[min(active, key=lambda i: self.entries[i].made)].retired = True
+        busy = {int(i) for i in in_use}
+        free = [i for i, e in enumerate(self.entries) if e.retired and i not in busy]
+        if free:
+            self.entries[free[0]] = entry
+            self._agents.pop(free[0], None)
         else:
             self.entries.append(entry)
         self._snapshots_made += 1
@@ -109,7 +115,8 @@ class OpponentPool:
                ) -> np.ndarray:
         """Opponent ids for ``n`` games: SELF with the given probability, else PFSP."""
         scores = np.array([e.score for e in self.entries])
-        weights = (1.0 - scores) ** self.pfsp_power + 1e-3
+        weights = ((1.0 - scores) ** self.pfsp_power + 1e-3) * np.array(
+            [not e.retired for e in self.entries])
         picks = rng.choice(len(self.entries), size=n, p=weights / weights.sum())
         return np.where(rng.random(n) < self_play_fraction, SELF, picks)
 

@@ -238,21 +238,35 @@ def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
         load_checkpoint(tmp_path / "missing.pt")
 
 
-def test_pool_keeps_indices_when_the_oldest_snapshot_is_replaced() -> None:
+def test_a_replaced_snapshot_finishes_its_games_and_is_credited_with_them() -> None:
+    """A full pool retires its oldest snapshot: never drawn again, but a game still playing
+    it goes on against the same agent and its result counts for that snapshot; the slot is
+    reused once no game holds it. Every entry keeps its index."""
     from agents.selfplay import OpponentPool
     from hanafuda_env.rules import NINTENDO
 
     pool = OpponentPool(NINTENDO, ["random", "greedy"], {"hidden": 8, "layers": 1},
                         max_snapshots=2)
     net = ActorCritic(hidden=8, layers=1)
-    for step in (100, 200, 300):
-        pool.add_snapshot(net, step)
-    names = [e.name for e in pool.entries]
-    assert names == ["random", "greedy", "snapshot@300", "snapshot@200"]
-    pool.record(3, np.array([5.0]))  # the entry a game drew as index 3 is still @200
-    assert pool.entries[3].rounds == 1 and pool.entries[2].rounds == 0
-    pool.add_snapshot(net, 400)
-    assert [e.name for e in pool.entries][2:] == ["snapshot@300", "snapshot@400"]
+    pool.add_snapshot(net, 100)
+    pool.add_snapshot(net, 200)
+    old_agent = pool.agent(2)  # @100, drawn by a game still playing
+    pool.add_snapshot(net, 300, in_use=[-1, 2])
+    assert [e.name for e in pool.entries] == ["random", "greedy", "snapshot@100",
+                                              "snapshot@200", "snapshot@300"]
+    assert pool.entries[2].retired and pool.agent(2) is old_agent
+    pool.record(2, np.array([5.0]))  # that game's result
+    assert pool.entries[2].rounds == 1 and pool.entries[4].rounds == 0
+    drawn = pool.sample(2000, np.random.default_rng(0), self_play_fraction=0.0)
+    assert 2 not in drawn and {0, 1, 3, 4} <= set(drawn.tolist())
+    pool.add_snapshot(net, 400, in_use=[0, 3])  # @100's games are over: its slot is reused
+    assert [e.name for e in pool.entries][2:] == ["snapshot@400", "snapshot@200",
+                                                  "snapshot@300"]
+    assert pool.entries[3].retired and not pool.entries[2].retired
+    state = pool.state_dict()
+    again = OpponentPool(NINTENDO, [], {"hidden": 8, "layers": 1}, max_snapshots=2)
+    again.load_state_dict(state)
+    assert [e.retired for e in again.entries] == [e.retired for e in pool.entries]
 
 
 def test_card_features_see_captures_and_yaku_progress() -> None:
