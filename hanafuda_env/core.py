@@ -6,7 +6,7 @@ of the player to move (``mover``):
 * ``PLAY``           — play a card from hand (actions 0–47);
 * ``CHOOSE_PLAYED``  — the played card matches two field cards: take one (48 + field card);
 * ``CHOOSE_DRAWN``   — the same for the card drawn from the stock;
-* ``KOIKOI``         — the mover made yaku: stop (96) or koi-koi (97).
+* ``DECIDE``         — the mover made yaku: stop (96) or koi-koi (97).
 
 Dealing, drawing, automatic captures, scoring and the next round's deal happen inside
 :meth:`KoiKoiCore.step`, so a batch runs forever. Each finished round yields a row in a

@@ -1,8 +1,9 @@
 """Options shared by the environments, and how round results become episode rewards.
 
-Every environment takes the same keywords (``rules``, ``rounds``, ``target_score``, ``episode``,
-``illegal_action``, ``illegal_reward``, ``reward_scale``), validated here once so that a typo
-fails loudly with the list of keys that exist instead of being silently ignored.
+Every environment takes the same game keywords (``rules``, ``rounds``, ``target_score``,
+``episode``, ``reward``, ``round_sigma``), and the single-game ones also ``illegal_action``,
+``illegal_reward`` and ``reward_scale``; they are validated here once so that a typo fails
+loudly with the list of keys that exist instead of being silently ignored.
 
 Episode accounting (:func:`split_rounds`): the core deals the next round, and the next match,
 inside ``step``. A step can therefore finish rounds that belong to the episode being played and
