@@ -57,14 +57,25 @@ def test_smoke_run_writes_config_events_and_checkpoints_then_resumes(tmp_path) -
     assert len(resumed["history"]) == 4
 
 
-@pytest.mark.parametrize("extra", [{}, {"critic": "privileged", "reward": "match_win"}])
-def test_resumed_run_equals_uninterrupted_run(tmp_path, extra) -> None:
+REPLACING_POOL = {"total_decisions": 16 * 8 * 12, "n_envs": 16, "n_steps": 8,
+                  "max_snapshots": 1, "snapshot_interval": 1, "self_play_fraction": 0.0,
+                  "baselines": ["random"], "warmstart_decisions": 0, "checkpoint_interval": 1}
+
+
+@pytest.mark.parametrize(("extra", "split"), [
+    ({}, 1), ({"critic": "privileged", "reward": "match_win"}, 1),
+    (REPLACING_POOL, 7),  # split while games still play retired snapshots
+])
+def test_resumed_run_equals_uninterrupted_run(tmp_path, extra, split) -> None:
     overrides = {"total_decisions": 4096, "eval_interval": 0, "warmstart_decisions": 1024,
                  **extra}
     cfg = PPOConfig.from_dict({**yaml.safe_load(SMOKE.read_text()), **overrides})
     run_training(cfg, run_dir=tmp_path / "straight")
-    run_training(cfg, run_dir=tmp_path / "split", stop_after=1)
-    assert load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")["update"] == 1
+    run_training(cfg, run_dir=tmp_path / "split", stop_after=split)
+    stopped = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")
+    assert stopped["update"] == split
+    if extra is REPLACING_POOL:
+        assert any(entry["retired"] for entry in stopped["pool"]["entries"])
     run_training(cfg, resume=tmp_path / "split")
     a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")
     b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")
