@@ -177,20 +177,19 @@ def main(argv: list[str] | None = None) -> int:
         text = format_head_to_head(result)
     result["seconds"] = time.perf_counter() - start
     result["agent_specs"] = specs
-    written = None
+    failure = None
     if args.json:  # first: the file is kept even if the printing below fails
         try:
             atomic_write_json(args.json, result)
-            written = True
         except OSError as error:
-            written = error
+            failure = error
     print(text)
     print(f"  ({result['seconds']:.1f} s)")
-    if written is True:
-        print(f"  results written to {args.json}")
-    elif written is not None:
-        print(f"evaluate.py: error: could not write {args.json}: {written}", file=sys.stderr)
+    if failure is not None:
+        print(f"evaluate.py: error: could not write {args.json}: {failure}", file=sys.stderr)
         return 1
+    if args.json:
+        print(f"  results written to {args.json}")
     return 0
 
 

@@ -194,6 +194,7 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     assert wins + draws + losses == n_matches
     j = np.arange(n_matches)
     pair = j // 2
+    pair_points, pair_matches = np.bincount(pair, match_points), np.bincount(pair)
     return {
         "agent_a": agent_a.name, "agent_b": agent_b.name, "rules": rules.name,
         "rule_set": rules.to_dict(), "rounds_per_match": rules.rounds,
@@ -201,10 +202,8 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
         "batch": int(batch), "wins": wins, "draws": draws, "losses": losses,
         "win_rate": pair_rate_interval(results == 1, pair),
         "score_rate": pair_rate_interval((results + 1) / 2, pair),
-        "points_per_match": pair_mean_interval(np.bincount(pair, match_points),
-                                               np.bincount(pair)),
-        "points_per_round": pair_mean_interval(np.bincount(pair, match_points),
-                                               np.bincount(pair, match_rounds)),
+        "points_per_match": pair_mean_interval(pair_points, pair_matches),
+        "points_per_round": pair_mean_interval(pair_points, np.bincount(pair, match_rounds)),
         "rounds": n_rounds,
         "round_ends": dict(sorted(reasons.items())),
         "seats": {"a_at_seat_0": int((j % 2 == 0).sum()), "a_at_seat_1": int((j % 2).sum()),

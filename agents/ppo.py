@@ -56,10 +56,7 @@ from .policy import (
     read_policy_files,
     save_checkpoint,
 )
-from .ppo_config import (
-    ConfigError,
-    PPOConfig,
-)
+from .ppo_config import ConfigError, PPOConfig
 from .selfplay import SELF, OpponentPool
 
 _PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
