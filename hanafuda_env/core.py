@@ -69,6 +69,13 @@ def is_integer(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def check_seed_value(seed, what: str = "seed") -> int:
+    """``seed`` as an int, or a ValueError naming the allowed range."""
+    if not is_integer(seed) or not 0 <= int(seed) < 2**64:
+        raise ValueError(f"{what} must be an integer in 0 .. 2**64 - 1, got {seed!r}")
+    return int(seed)
+
+
 class IllegalActionError(ValueError):
     """An action that the game's rules do not allow at its current decision."""
 
@@ -112,7 +119,9 @@ class KoiKoiCore:
     def reset(self, seed=None, options: dict | None = None) -> ResetOutcome:
         """Start new matches in every game.
 
-        ``seed``: an int (game i gets a seed derived from it and i) or one seed per game.
+        ``seed``: an int (game i gets a seed derived from it and i) or one int per game
+        (game i then deals as a single game seeded with ``seed[i]``: as ``KoiKoiGame(seed=
+        seed[i])`` or ``KoiKoiCore(1).reset(seed=seed[i])``).
         ``options``: ``dealer`` (first dealer, int or per game) and ``deck`` (a 48-card order,
         one for all games or one per game: [0:8] dealer's hand, [8:16] the other hand,
         [16:24] field, [24:48] stock top first). Returns the rounds and matches that ended
@@ -144,13 +153,14 @@ class KoiKoiCore:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
         seeds = None
         if seed is not None and np.ndim(seed) == 0:
-            if not is_integer(seed) or not 0 <= int(seed) < 2**64:
-                raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, got {seed!r}")
-            seeds = game_seeds(int(seed), self.n_games)
+            seeds = game_seeds(check_seed_value(seed), self.n_games)
         elif seed is not None:
-            seeds = np.asarray(seed, dtype=_U64).reshape(-1)
-            if len(seeds) != self.n_games:
-                raise ValueError(f"got {len(seeds)} seeds for {self.n_games} games")
+            if np.ndim(seed) != 1 or len(seed) != self.n_games:
+                raise ValueError(f"seed must be an int or a list of {self.n_games} ints (one "
+                                 f"per game), got shape {np.shape(seed)}")
+            per_game = [check_seed_value(s, "every seed of the list") for s in seed]
+            # splitmix64(splitmix64(s) ^ 0) == game_seeds(s, 1)[0]: a lone game seeded s
+            seeds = splitmix64(splitmix64(np.array(per_game, dtype=_U64)))
         deck = None
         if options.get("deck") is not None:
             deck = self._check_deck(options["deck"])
@@ -494,7 +504,14 @@ class KoiKoiCore:
         Every copy continues exactly like its source; give ``seed`` to draw the future
         rounds' deals anew per copy (the current round's stock is kept).
         """
-        index = np.repeat(np.atleast_1d(np.asarray(games, dtype=np.intp)), copies)
+        chosen = np.atleast_1d(np.asarray(games))
+        if chosen.dtype.kind not in "iu" or chosen.ndim != 1 or not is_integer(copies) \
+                or copies < 1:
+            raise ValueError(f"fork needs a game index or a list of them (integers) and copies "
+                             f">= 1, got games={games!r}, copies={copies!r}")
+        if seed is not None:
+            check_seed_value(seed, "fork's seed")
+        index = np.repeat(chosen.astype(np.intp), copies)
         if len(index) == 0 or index.min() < 0 or index.max() >= self.n_games:
             raise ValueError(f"fork needs game indices in 0..{self.n_games - 1}, got {games!r}")
         clone = object.__new__(KoiKoiCore)

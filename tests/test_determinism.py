@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hanafuda_env import cards as C
 from hanafuda_env.core import KoiKoiCore
+from hanafuda_env.game import KoiKoiGame
 
 N_STEPS = 200
 
@@ -156,3 +158,35 @@ def test_resample_hidden_only_touches_the_chosen_games() -> None:
     for key in before:
         assert np.array_equal(before[key][untouched], after[key][untouched])
     assert not np.array_equal(before["stock"][[2, 4]], after["stock"][[2, 4]])
+
+
+def test_a_list_of_seeds_deals_each_game_as_a_lone_game_seeded_with_it() -> None:
+    seeds = [5, 6, 2**64 - 1]
+    batch = KoiKoiCore(3, "nintendo", seed=seeds)
+    for g, seed in enumerate(seeds):
+        alone = KoiKoiCore(1, "nintendo", seed=seed)
+        for key, value in alone.state_dict().items():
+            assert np.array_equal(batch.state_dict()[key][g], value[0]), f"game {g}: {key}"
+    assert batch.seeds[0] == KoiKoiGame("nintendo", seed=5).seed
+
+
+@pytest.mark.parametrize("bad", [[5, 6], [[5, 6, 7]], [5, 6, 0.5], [5, True, 7], [5, -1, 7],
+                                 [5, 2**64, 7], ["5", 6, 7], np.array([1.0, 2.0, 3.0])])
+def test_a_bad_seed_list_names_the_problem_and_changes_nothing(bad) -> None:
+    core = KoiKoiCore(3, "nintendo", seed=1)
+    before = core.state_dict()
+    with pytest.raises(ValueError, match="seed"):
+        core.reset(seed=bad)
+    assert_states_equal(before, core.state_dict(), "after a rejected reset")
+
+
+@pytest.mark.parametrize("games, copies, seed", [(1.9, 1, None), (True, 1, None),
+                                                 (np.array([0.5, 2.7]), 1, None),
+                                                 (np.array([True, False, True]), 1, None),
+                                                 ([[0, 1]], 1, None), (1, 0, None), (1, 2.0, None),
+                                                 (1, 1, 0.5), (1, 1, -3)])
+def test_fork_refuses_what_is_not_a_game_index(games, copies, seed) -> None:
+    core = KoiKoiCore(4, "nintendo", seed=0)
+    with pytest.raises(ValueError, match="fork"):
+        core.fork(games, copies=copies, seed=seed)
+    assert core.fork(np.uint8(3)).hands[0].tolist() == core.hands[3].tolist()

@@ -110,3 +110,25 @@ def test_rounds_dealt_after_an_episode_end_are_marked_next_episode(episode, roun
                 assert terminated[g] and rows.round_index[mine[flags.index(True)]] == 0
             marked += sum(flags)
     assert marked > 0
+
+
+def test_a_seed_per_env_plays_each_env_as_one_seeded_alone():
+    """As Gymnasium's vector envs have it: ``reset(seed=[s0, s1])`` makes env i play what a
+    lone env seeded with s_i plays (same deals, same episodes)."""
+    seeds = [5, 11]
+    batch = KoiKoiVectorEnv(2, episode="match", rounds=2)
+    alone = [KoiKoiVectorEnv(1, episode="match", rounds=2) for _ in seeds]
+    obs, _ = batch.reset(seed=seeds)
+    for i, (env, seed) in enumerate(zip(alone, seeds, strict=True)):
+        np.testing.assert_array_equal(env.reset(seed=seed)[0][0], obs[i])
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        actions = batch.core.sample_legal_actions(rng)
+        obs, rewards, terminated, _, _ = batch.step(actions)
+        for i, env in enumerate(alone):
+            one_obs, one_rewards, one_terminated, _, _ = env.step(actions[i:i + 1])
+            np.testing.assert_array_equal(one_obs[0], obs[i])
+            np.testing.assert_array_equal(one_rewards[0], rewards[i])
+            assert one_terminated[0] == terminated[i]
+    with pytest.raises(ValueError, match="2 ints"):
+        batch.reset(seed=[5, 6, 7])
