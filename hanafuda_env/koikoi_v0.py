@@ -21,8 +21,9 @@ to move is whoever the rules say (``agent_selection``), not a fixed alternation.
   no decision: reported, not rewarded); ``"match"`` ends with the match and rewards every
   round, hand-yaku rounds included.
 
-Turn-based, so no parallel API (``metadata["is_parallelizable"]`` is False) and no
-``state()``.
+Turn-based, so no native parallel API (``metadata["is_parallelizable"]`` is False: not for
+``aec_to_parallel``; PettingZoo's ``turn_based_aec_to_parallel`` wraps it, one mover per step)
+and no ``state()``.
 
 Once the episode is over, ``observe`` shows the last decision of the episode with an all-zero
 mask (the game has already dealt the next round). ``reset()`` without seed or options then
@@ -37,7 +38,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import logger, spaces
-from gymnasium.utils import EzPickle, seeding
+from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
@@ -162,7 +163,7 @@ class _AgentIterator(AECOrderEnforcingIterator):
         return env.agent_selection
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Koi-Koi for two seats. Options (all keywords; unknown ones raise ValueError):
 
     ``rules`` (preset name, dict, YAML path or RuleSet), ``rounds``, ``target_score``,
@@ -176,6 +177,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     :mod:`hanafuda_env.rewards`), ``round_sigma`` (match_win: one round's margin spread, in
     units of the rules' ``points.extra_card``), ``reward_scale`` (round rewards are
     multiplied by it), ``seed`` (used by the first ``reset()`` given none), ``render_mode``.
+
+    ``copy.deepcopy`` and pickling keep the whole state, the game in progress included: a
+    copy goes on exactly like the original (e.g. to branch a search).
     """
 
     metadata = {"name": "koikoi_v0", "render_modes": ["ansi", "human"],
@@ -190,11 +194,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         check_unknown(unknown, ("rules", "rounds", "target_score", "episode", "illegal_action",
                                 "illegal_reward", "reward_scale", "reward", "round_sigma",
                                 "seed", "render_mode"), "koikoi_v0")
-        EzPickle.__init__(self, rules=rules, rounds=rounds, target_score=target_score,
-                          episode=episode, illegal_action=illegal_action,
-                          illegal_reward=illegal_reward, reward_scale=reward_scale,
-                          reward=reward, round_sigma=round_sigma, seed=seed,
-                          render_mode=render_mode)
         super().__init__()
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode,
                                                 illegal_action, illegal_reward, reward_scale)

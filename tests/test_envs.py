@@ -36,6 +36,14 @@ def test_pettingzoo_api(kwargs):
         api_test(koikoi_v0.env(**kwargs), num_cycles=200)
 
 
+@pytest.mark.filterwarnings("ignore:koikoi_v0.reset ignores option")  # the test's made-up one
+def test_the_turn_based_parallel_wrapper_passes_pettingzoos_parallel_test():
+    from pettingzoo.test import parallel_api_test
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    parallel_api_test(turn_based_aec_to_parallel(koikoi_v0.env()), num_cycles=200)
+
+
 def test_pettingzoo_seed_and_render():
     seed_test(koikoi_v0.env, num_cycles=200)
     render_test(koikoi_v0.env, custom_tests={"ansi": lambda text: "player_0" in text})
@@ -425,6 +433,35 @@ def test_aec_determinism_across_resets():
     assert not np.array_equal(first.observe("player_0")["observation"],
                               other.observe("player_0")["observation"])
 
+
+
+@pytest.mark.parametrize("copier", ["deepcopy", "pickle"])
+def test_aec_copies_keep_the_game_in_progress(copier):
+    """A copy (e.g. to branch a search) goes on exactly like the original, and stepping the
+    copy leaves the original alone."""
+    import copy
+    import pickle
+
+    def trace(env, rng):
+        out = []
+        for agent in env.agent_iter():
+            obs, reward, term, _, info = env.last()
+            out.append((agent, reward, obs["observation"].tobytes(),
+                        obs["action_mask"].tobytes(), len(info.get("round_results", []))))
+            env.step(None if term else random_action(env, rng))
+        return out
+
+    env = koikoi_v0.env(episode="match", rounds=2)
+    env.reset(seed=21)
+    rng = random.Random(3)
+    for _ in range(7):
+        env.step(random_action(env, rng))
+    clone = (copy.deepcopy(env) if copier == "deepcopy"
+             else pickle.loads(pickle.dumps(env)))
+    assert clone.agent_selection == env.agent_selection
+    clone_trace = trace(clone, random.Random(4))
+    assert len(clone_trace) > 20
+    assert trace(env, random.Random(4)) == clone_trace
 
 def test_aec_reset_options_and_rendering(capsys):
     env = koikoi_v0.env(render_mode="human", seed=2)

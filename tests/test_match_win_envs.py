@@ -80,7 +80,7 @@ def test_reward_options_are_kept(make):
     env = MAKERS[make](reward="match_win", round_sigma=4)
     assert (inner(env).reward, inner(env).round_sigma) == ("match_win", 4.0)
     assert inner(MAKERS[make]()).reward == "points"  # the default, as before
-    if make == "raw":  # EzPickle rebuilds the env from its options
+    if make == "raw":  # a pickled env keeps its options
         copy = pickle.loads(pickle.dumps(env))
         assert (copy.reward, copy.round_sigma) == ("match_win", 4.0)
 
