@@ -22,7 +22,7 @@ from typing import Any
 
 from agents.base import MAX_SEED
 from agents.evaluation import play_matches, round_robin
-from agents.files import atomic_write_json
+from agents.files import atomic_write_json, output_path_problem
 from agents.registry import BASELINES, display_names, make_agent
 from hanafuda_env.rules import RuleError, resolve_rules
 
@@ -66,28 +66,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--seed must be an integer from 0 to {MAX_SEED}, got {args.seed}")
     if args.json is not None:
         problem = ("needs a file name" if not args.json else
-                   json_path_problem(Path(args.json), args.league or args.agents, args.overwrite))
+                   output_path_problem(Path(args.json), args.league or args.agents,
+                                       args.overwrite))
         if problem:
             parser.error(f"--json {args.json}: {problem}")
     return args
-
-
-def json_path_problem(path: Path, specs: list[str], overwrite: bool) -> str | None:
-    """Why the results could not (or should not) be written to ``path``, checked before any
-    match is played: a long evaluation is not lost to a typo, and no user file is replaced
-    unasked."""
-    if path.is_dir():
-        return "is a folder; give a file name"
-    if path.exists():
-        played = [spec for spec in specs if Path(spec).exists() and Path(spec).samefile(path)]
-        if played:
-            return "is a checkpoint being evaluated; give another file name"
-        if not overwrite:
-            return "already exists; give a new file name, or --overwrite to replace it"
-    for parent in path.absolute().parents:
-        if parent.exists():
-            return None if parent.is_dir() else f"cannot be made: {parent} is a file"
-    return None
 
 
 def _interval(stat: dict[str, float], key: str = "value", digits: int = 3) -> str:

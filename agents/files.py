@@ -61,3 +61,22 @@ def _finite(tree: Any) -> Any:
     if isinstance(tree, float) and not math.isfinite(tree):
         return None
     return tree
+
+
+def output_path_problem(path: Path, inputs: list[str], overwrite: bool) -> str | None:
+    """Why results could not (or should not) be written to ``path``, for a CLI to check
+    before its long work starts: the work is not lost to a typo, no user file is replaced
+    unasked (``overwrite`` allows it) and none of the ``inputs`` (the files the work reads,
+    e.g. the checkpoints played) ever is."""
+    if path.is_dir():
+        return "is a folder; give a file name"
+    if path.exists():
+        read = [spec for spec in inputs if Path(spec).exists() and Path(spec).samefile(path)]
+        if read:
+            return "is a file this command reads (a checkpoint played); give another file name"
+        if not overwrite:
+            return "already exists; give a new file name, or --overwrite to replace it"
+    for parent in path.absolute().parents:
+        if parent.exists():
+            return None if parent.is_dir() else f"cannot be made: {parent} is a file"
+    return None

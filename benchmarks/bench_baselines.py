@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from cli_args import (
@@ -27,6 +28,7 @@ from cli_args import (
     positive_int,
     positive_int_list,
     rule_spec,
+    run_main,
     seed_int,
     usage_errors,
 )
@@ -35,7 +37,7 @@ from agents.base import AgentLike, decode
 from agents.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
 from agents.evaluation import play_matches
 from agents.expert import ExpertAgent
-from agents.files import atomic_write_json
+from agents.files import atomic_write_json, output_path_problem
 from agents.registry import make_agent
 from hanafuda_env import cards as C
 from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
@@ -60,6 +62,8 @@ def make_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pairs", type=agent_pairs, default=DEFAULT_PAIRS,
                         help="comma-separated A:B pairs of baseline names or checkpoints")
     parser.add_argument("--json", metavar="PATH", help="also write all results as JSON")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="let --json replace an existing file (never a checkpoint played)")
     parser.add_argument("--calibrate", action="store_true",
                         help="refit the expert's card model from self-play and print it")
     parser.add_argument("--calibration-games", type=positive_int, default=160,
@@ -218,6 +222,12 @@ def speed(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = make_arg_parser()
     args = parser.parse_args(argv)
+    if args.json is not None:  # before any match: results are not lost to a bad path
+        played = [name for pair in args.pairs for name in pair]
+        problem = ("needs a file name" if not args.json else
+                   output_path_problem(Path(args.json), played, args.overwrite))
+        if problem:
+            parser.error(f"--json {args.json}: {problem}")
     if args.calibrate:
         calibrate(args)
         return 0
@@ -254,4 +264,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from cli_args import make_parser, positive_float, positive_int  # benchmarks/ is on the path
+from cli_args import make_parser, positive_float, positive_int, run_main  # benchmarks/ on the path
 
 from hanafuda_env.core import KoiKoiCore
 
@@ -76,4 +76,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

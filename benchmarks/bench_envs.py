@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import time
 
 import numpy as np
-from cli_args import make_parser, positive_float, positive_int, seed_int
+from cli_args import make_parser, positive_float, positive_int, run_main, seed_int
 
 from hanafuda_env import koikoi_v0
 from hanafuda_env.core import KoiKoiCore
@@ -132,4 +133,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import time
 
 import numpy as np
-from cli_args import make_parser, positive_float, positive_int, rule_spec, seed_int
+from cli_args import make_parser, positive_float, positive_int, rule_spec, run_main, seed_int
 
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
@@ -111,4 +112,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

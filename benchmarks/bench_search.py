@@ -24,6 +24,7 @@ opponent's hand), ``true`` (both kept: one world already says everything; cheati
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -32,6 +33,7 @@ from cli_args import (
     make_parser,
     positive_int,
     rule_spec,
+    run_main,
     seed_int,
     usage_errors,
 )
@@ -119,4 +121,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

@@ -21,6 +21,7 @@ in the same process: the ratio says what share of the time is the game itself.
 from __future__ import annotations
 
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from bench_envs import bench_batch  # this folder is on the path of a script run from it
-from cli_args import make_parser, non_negative_int, positive_int, usage_errors
+from cli_args import make_parser, non_negative_int, positive_int, run_main, usage_errors
 
 from agents.imitation import clone_batch
 from agents.ppo import Trainer, make_env
@@ -114,4 +115,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

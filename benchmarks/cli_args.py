@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from agents.base import MAX_SEED
@@ -137,3 +138,13 @@ def usage_errors(parser: argparse.ArgumentParser,
         yield
     except kinds as error:
         parser.error(one_line(error))
+
+
+def run_main(main: Callable[[], int | None]) -> int:
+    """A script's exit status: ``main``'s, or 130 after Ctrl-C, which ends a benchmark with a
+    line instead of a traceback (what was already printed stands)."""
+    try:
+        return main() or 0
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130

@@ -3,8 +3,11 @@ naming the value and what is allowed) before any slow work starts, never a trace
 
 from __future__ import annotations
 
+import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,28 @@ def test_the_training_target_is_judged_for_the_default_config_only() -> None:
     assert target_verdict(DEFAULT_CONFIG, TARGET - 1).endswith(": NOT met")
     other = target_verdict(ROOT / "configs" / "smoke.yaml", 1.0)
     assert "not judged" in other and "NOT met" not in other and "default.yaml" in other
+
+
+def test_bench_baselines_json_never_replaces_a_file_unasked(tmp_path) -> None:
+    """As evaluate.py: --json problems are usage errors before any match is played."""
+    notes = tmp_path / "notes.json"
+    notes.write_text("mine")
+    quick = ["--pairs", "greedy:random", "--matches", "2", "--rounds", "1"]
+    for path, words in ((notes, "--overwrite"), (tmp_path, "folder"),
+                        (notes / "x.json", "is a file")):
+        result = _run("bench_baselines.py", *quick, "--json", str(path))
+        assert result.returncode == 2 and words in result.stderr, result.stderr
+        assert result.stdout == "" and notes.read_text() == "mine"
+    result = _run("bench_baselines.py", *quick, "--json", str(notes), "--overwrite")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(notes.read_text())[0]["matches"] == 2
+
+
+def test_ctrl_c_ends_a_benchmark_without_a_traceback() -> None:
+    process = subprocess.Popen([sys.executable, str(BENCH / "bench_core.py"), "--seconds",
+                                "60"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in err and "interrupted" in err
