@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from agents.commands import program, train_command
+
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
 
 
@@ -28,11 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     for option in ("config", "resume", "run_dir"):
         if getattr(args, option) == "":
             parser.error(f"--{option.replace('_', '-')} needs a path, got an empty one")
+    if args.resume is not None and args.config is not None:
+        parser.error("--resume continues a run with the config saved in its folder; give it "
+                     "without --config (key=value may change "
+                     "total_decisions or progress_bar)")
     try:
         return _run(args)
     except KeyboardInterrupt:  # while starting up, before train() holds a run
         if args.resume:
-            print(f"\ninterrupted; python train.py --resume {args.resume} continues the run "
+            print(f"\ninterrupted; {train_command('--resume', args.resume)} continues the run "
                   "as before", file=sys.stderr)
         else:
             print("\ninterrupted before the run started; there is nothing to resume",
@@ -48,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         if args.resume:
-            cfg = resume_config(args.resume, PPOConfig.spec(args.config, args.overrides))
+            cfg = resume_config(args.resume, PPOConfig.spec(None, args.overrides))
         else:
             cfg = PPOConfig.load(args.config or DEFAULT_CONFIG, args.overrides)
         summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
@@ -59,20 +65,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\n{stopped}", file=sys.stderr)
         return 130  # the shell's code for Ctrl-C
     print(f"run folder: {summary['run_dir']}")
-    print(f"TensorBoard: {_tensorboard_command()} --logdir {summary['run_dir']}")
+    print(f"TensorBoard: {program('tensorboard')} --logdir {summary['run_dir']}")
     return 0
-
-
-
-def _tensorboard_command() -> str:
-    """The tensorboard next to this Python (a venv's is not on PATH unless activated)."""
-    path = Path(sys.executable).with_name("tensorboard")
-    if not path.exists():
-        return "tensorboard"
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from .commands import train_command
 from .files import atomic_write_json, atomic_write_text
 from .policy import load_checkpoint
 from .ppo import Trainer, make_env, run_updates
@@ -34,15 +35,17 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         trainer, run_dir, writer = _open_run(cfg, run_dir, resume, opened)
     except KeyboardInterrupt:
         if resume is not None:
-            message = (f"interrupted while resuming; python train.py --resume {resume} "
+            message = (f"interrupted while resuming; {train_command('--resume', resume)} "
                        "continues the run as before")
         elif opened:
-            message = (f"interrupted before the run's first checkpoint; python train.py "
-                       f"--resume {opened[0]} starts it over in {opened[0]}")
+            message = (f"interrupted before the run's first checkpoint; "
+                       f"{train_command('--resume', opened[0])} starts it over in {opened[0]}")
         else:
             message = "interrupted before the run started; there is nothing to resume"
         raise TrainingInterrupted(message) from None
     cfg = trainer.cfg  # a resumed run's own
+    if cfg.progress_bar:
+        tqdm.write(f"run folder: {run_dir}")
     try:
         if not trainer.warm_started:
             from .imitation import warm_start
@@ -52,7 +55,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
             trainer.n_updates, trainer.update + stop_after)
         metrics = run_updates(trainer, writer, last_update)
     except KeyboardInterrupt:
-        command = f"python train.py --resume {run_dir}"
+        command = train_command("--resume", run_dir)
         if trainer.saved_update is None:
             raise TrainingInterrupted(f"interrupted before the run's first checkpoint; "
                                       f"{command} starts it over in {run_dir}") from None

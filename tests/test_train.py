@@ -50,8 +50,7 @@ def test_smoke_run_writes_config_events_and_checkpoints_then_resumes(tmp_path) -
     assert first["update"] == 2
     assert not list((run_dir / "checkpoints").glob("*.tmp"))
 
-    assert train.main(["--config", str(SMOKE), "--resume", str(run_dir),
-                       "total_decisions=4096"]) == 0
+    assert train.main(["--resume", str(run_dir), "total_decisions=4096"]) == 0
     resumed = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
     assert resumed["update"] == 4 and resumed["global_step"] == 4096
     assert len(resumed["history"]) == 4
@@ -145,18 +144,6 @@ def test_ppo_from_scratch_beats_random_after_a_small_budget(tmp_path) -> None:
     assert result["win_rate"]["value"] > 0.5, result["win_rate"]
 
 
-def test_cli_reports_bad_config_keys_rules_and_checkpoints(tmp_path, capsys) -> None:
-    assert train.main(["--config", str(SMOKE), "learning_rat=0.1"]) == 2
-    assert "unknown config key" in capsys.readouterr().err
-    assert train.main(["--config", str(SMOKE), "rules=hanafuda-classic"]) == 2
-    assert "unknown rule preset" in capsys.readouterr().err
-    broken = tmp_path / "broken"
-    (broken / "checkpoints").mkdir(parents=True)
-    (broken / "checkpoints" / "latest.pt").write_bytes(b"\x00garbage")
-    assert train.main(["--config", str(SMOKE), "--resume", str(broken)]) == 2
-    assert "corrupt" in capsys.readouterr().err
-
-
 def test_train_script_runs_as_a_program(tmp_path) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "train.py"), "--config", str(SMOKE), "--run-dir",
@@ -167,12 +154,6 @@ def test_train_script_runs_as_a_program(tmp_path) -> None:
     assert (tmp_path / "cli" / "checkpoints" / "latest.pt").is_file()
     command = result.stdout.split("TensorBoard: ")[1].split(" --logdir")[0]
     assert command == "tensorboard" or (ROOT / command).is_file()  # one that runs as printed
-
-
-@pytest.mark.parametrize("bad", ["n_envs=0", "episode=season", "self_play_fraction=2"])
-def test_bad_values_are_rejected_before_training(bad, capsys) -> None:
-    assert train.main(["--config", str(SMOKE), bad]) == 2
-    assert bad.split("=")[0] in capsys.readouterr().err
 
 
 def test_resume_needs_only_the_run_folder_and_keeps_its_config(tmp_path, capsys) -> None:
@@ -193,29 +174,6 @@ def test_match_episodes_train_and_record_match_results(tmp_path) -> None:
     payload = load_checkpoint(tmp_path / "m" / "checkpoints" / "latest.pt")
     assert payload["pool"]["entries"][0]["rounds"] > 0  # matches were recorded vs random
     assert summary["charts/rounds"] > 0
-
-
-@pytest.mark.parametrize(("override", "message"), [
-    ({"eval_opponents": ["expret"]}, "neither a baseline"),
-    ({"warmstart_teacher": "nobody"}, "neither a baseline"),
-    ({"learning_rate": "x"}, "learning_rate must be a finite number"),
-    ({"learning_rate": float("inf")}, "learning_rate must be a finite number"),
-    ({"n_envs": True}, "n_envs must be a positive integer"),
-    ({"seed": 10**400}, "seed must be an integer"),  # no float overflow on the way
-    ({"gamma": 5}, "gamma must be"),
-    ({"max_snapshots": 0}, "max_snapshots must be"),
-    ({"reward": "wins"}, "'points', 'match_win'"),
-    ({"round_sigma": -1}, "round_sigma must be"),
-    ({"critic": "oracle"}, "'shared', 'privileged'"),
-    ({"init_checkpoint": 5}, "init_checkpoint must be a checkpoint path"),
-    ({"exp_name": None}, "exp_name must be"),
-    ({"exp_name": "a/b"}, "without '/'"),
-    ({"exp_name": ".."}, "exp_name must be"),
-    ({"log_dir": ""}, "log_dir must be"),
-])
-def test_config_values_are_checked_up_front(override, message) -> None:
-    with pytest.raises(ValueError, match=message):
-        PPOConfig.from_dict(override)
 
 
 def test_checkpoint_with_arbitrary_objects_is_refused(tmp_path) -> None:
@@ -253,7 +211,6 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
     cfg = _smoke(log_dir=str(tmp_path / "runs"))
     first, second = claim_run_dir(cfg, None), claim_run_dir(cfg, None)
     assert first != second and first.is_dir() and second.is_dir()
-
 
 
 def test_two_runs_given_the_same_new_folder_do_not_share_it(tmp_path, monkeypatch) -> None:
@@ -334,32 +291,6 @@ def test_checkpoints_for_other_observation_or_action_sizes_are_refused(tmp_path)
                                "network": {"hidden": 8, "layers": 1, **sizes}})
         with pytest.raises(CheckpointError, match="obs_dim=303 and give n_actions=98"):
             PolicyAgent.load(path)
-
-
-def test_malformed_yaml_seeds_out_of_range_and_the_default_config(tmp_path, capsys,
-                                                                   monkeypatch) -> None:
-    assert train.main(["--config", str(SMOKE), "n_envs=["]) == 2
-    assert "override 'n_envs=[' is not valid YAML" in capsys.readouterr().err
-    broken = tmp_path / "broken.yaml"
-    broken.write_text("seed: [\n")
-    assert train.main(["--config", str(broken)]) == 2
-    assert "is not valid YAML" in capsys.readouterr().err
-    assert train.main(["--config", str(SMOKE), f"rules={broken}"]) == 2
-    assert "is not valid YAML" in capsys.readouterr().err
-    assert train.main(["--config", str(SMOKE), "seed=100000000000"]) == 2
-    assert "seed must be an integer >= 0 and <= 4294967295" in capsys.readouterr().err
-    seen = {}
-
-    def fake_train(cfg: PPOConfig, **_) -> dict:
-        seen["cfg"] = cfg
-        return {"run_dir": "x"}
-
-    import agents.ppo_run
-
-    monkeypatch.setattr(agents.ppo_run, "train", fake_train)
-    assert train.main([]) == 0  # no --config: the documented default run
-    default = PPOConfig.load(ROOT / "configs" / "default.yaml")
-    assert seen["cfg"] == default
 
 
 def test_resuming_an_older_checkpoint_hides_the_lost_tail_in_tensorboard(tmp_path) -> None:
@@ -538,6 +469,7 @@ def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> No
     """Before the training loop: nothing written yet, or a claimed folder that --resume
     starts over; no traceback either way."""
     import agents.ppo_run as ppo_run
+    from agents.commands import program
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -553,6 +485,7 @@ def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> No
     assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "claimed")]) == 130
     err = capsys.readouterr().err
     assert f"--resume {tmp_path / 'claimed'} starts it over" in err and "Traceback" not in err
+    assert f"{program('python')} train.py --resume" in err
     monkeypatch.undo()
     import agents.ppo_config
 
@@ -563,15 +496,3 @@ def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> No
     assert train.main(["--resume", str(tmp_path / "claimed")]) == 0
 
 
-def test_empty_paths_and_text_that_is_not_utf8_are_errors(tmp_path, capsys) -> None:
-    for option in ("--config", "--resume", "--run-dir"):
-        with pytest.raises(SystemExit) as stopped:
-            train.main([option, ""])
-        assert stopped.value.code == 2 and "empty" in capsys.readouterr().err
-    binary = tmp_path / "binary.yaml"
-    binary.write_bytes(b"\xff\xfe\x00seed: 1")
-    assert train.main(["--config", str(binary), "--run-dir", str(tmp_path / "a")]) == 2
-    assert "not UTF-8" in capsys.readouterr().err
-    assert train.main(["--config", str(SMOKE), f"rules={binary}",
-                       "--run-dir", str(tmp_path / "b")]) == 2
-    assert "not UTF-8" in capsys.readouterr().err
