@@ -120,13 +120,15 @@ def warm_start(trainer, env: KoiKoiVectorEnv, writer, progress) -> None:
     done = 0
     bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
                    disable=not cfg.progress_bar, dynamic_ncols=True)
-    while done < cfg.warmstart_decisions:
-        stats = clone_batch(trainer, env, teacher)
-        done += trainer.batch_steps
-        for key, value in stats.items():
-            writer.add_scalar(key, value, done)
-        bar.update(trainer.batch_steps)
-        bar.set_postfix_str(f"accuracy={stats['imitation/accuracy']:.2f}")
-    bar.close()
+    try:
+        while done < cfg.warmstart_decisions:
+            stats = clone_batch(trainer, env, teacher)
+            done += trainer.batch_steps
+            for key, value in stats.items():
+                writer.add_scalar(key, value, done)
+            bar.update(trainer.batch_steps)
+            bar.set_postfix_str(f"accuracy={stats['imitation/accuracy']:.2f}")
+    finally:  # also on Ctrl-C: a bar left open redraws itself under the message
+        bar.close()
     trainer.optimizer.param_groups[0]["lr"] = cfg.learning_rate
     trainer.warm_started = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import time
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from .base import MAX_SEED
 from .policy import CheckpointError, load_checkpoint
 
 CRITICS = ("shared", "privileged")
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the configs shipped
 
 
 class ConfigError(ValueError):
@@ -153,6 +155,8 @@ class PPOConfig:
         if unknown:
             raise ConfigError(f"unknown config key(s) {unknown}; allowed keys: "
                               + ", ".join(allowed))
+        counts = {f.name for f in dataclasses.fields(cls) if f.type == "int"}
+        spec = {k: int(v) if k in counts and _whole_float(v) else v for k, v in spec.items()}
         return cls(**spec, check_pool_files=check_pool_files)
 
     @classmethod
@@ -165,6 +169,12 @@ class PPOConfig:
         """Just the keys a YAML file and ``key=value`` overrides give (no defaults)."""
         spec: dict[str, Any] = {}
         if path is not None:
+            if not Path(path).is_file():
+                shipped = ", ".join(sorted(p.name for p in CONFIGS.glob("*.yaml")))
+                raise ConfigError(f"config {str(path)!r}: "
+                                  f"{'a folder' if Path(path).is_dir() else 'no such file'}; "
+                                  "give a YAML file"
+                                  + (f" (in {CONFIGS}: {shipped})" if shipped else ""))
             with open(path, encoding="utf-8") as handle:
                 spec = _parse_yaml(handle, f"config {str(path)!r}") or {}
             if not isinstance(spec, dict):
@@ -172,19 +182,35 @@ class PPOConfig:
         for item in overrides:
             key, sep, value = item.partition("=")
             if not sep:
-                raise ConfigError(f"override {item!r} must look like key=value")
+                hint = (" (a config file goes after --config)"
+                        if item.endswith((".yaml", ".yml")) or Path(item).is_file() else "")
+                raise ConfigError(f"override {item!r} must look like key=value{hint}")
             spec[key.strip()] = _parse_yaml(value, f"override {item!r}")
         return spec
 
 
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML 1.1 reads ``3e-4`` and ``1e6`` as text; a config means numbers (as YAML 1.2)."""
+
+
+_ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+
+
 def _parse_yaml(text: Any, where: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_ConfigLoader)  # a SafeLoader: no arbitrary objects
     except UnicodeDecodeError:
         raise ConfigError(f"{where} is not UTF-8 text") from None
     except yaml.YAMLError as error:
         raise ConfigError(f"{where} is not valid YAML: {' '.join(str(error).split())}"
                           ) from None
+
+
+def _whole_float(value: Any) -> bool:
+    """A float that is a whole number, as ``1e6`` for a count."""
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
 def _check_number(name: str, value: Any, low: float, high: float | None = None,

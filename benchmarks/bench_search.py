@@ -1,7 +1,7 @@
 """How far are a policy's card moves from the best one-step improvement of its own play?
 
     python benchmarks/bench_search.py                                  # the expert, 200 points
-    python benchmarks/bench_search.py --policy runs/default/checkpoints/latest.pt
+    python benchmarks/bench_search.py --policy runs/<run>/checkpoints/latest.pt
     python benchmarks/bench_search.py --states 400 --search-worlds 128 --modes resampled
 
 Card decisions (play a card, or take one of two field cards) are sampled from the policy's
