@@ -133,9 +133,10 @@ class RuleSet:
             changes[key] = value
         if "points" in changes:
             changes["points"] = _points_from(changes["points"], start.points)
-        if preset is None and changes and "name" not in changes:
-            changes["name"] = f"{start.name}+custom"
-        return dataclasses.replace(start, **changes)
+        rules = dataclasses.replace(start, **changes)
+        if "name" not in changes and rules != start:  # printed and saved: never a preset's
+            rules = dataclasses.replace(rules, name=f"{start.name}+custom")
+        return rules
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> RuleSet:

@@ -229,6 +229,10 @@ def test_resolve_rules_each_input_type(tmp_path: Path) -> None:
     assert resolve_rules("ten-base") is TEN_BASE
     assert resolve_rules({"rounds": 3}) == custom.replace(name="nintendo+custom")
     assert resolve_rules({"preset": "ten-base"}) == TEN_BASE
+    # a preset with changes is not the preset: its name says so (evaluate.py prints it)
+    assert resolve_rules({"preset": "ten-base", "rounds": 3}).name == "ten-base+custom"
+    assert resolve_rules({"preset": "ten-base", "rounds": TEN_BASE.rounds}) == TEN_BASE
+    assert resolve_rules({"rounds": 3, "name": "short"}).name == "short"
     path = tmp_path / "r.yaml"
     path.write_text("rounds: 3\nnext_dealer: alternate\n", encoding="utf-8")
     for spec in (path, str(path)):
