@@ -228,12 +228,12 @@ def _check_number(name: str, value: Any, low: float, high: float | None = None,
 
 def _check_agent(key: str, spec: Any, files: bool = True) -> None:
     """A baseline name or (``files``: an existing) checkpoint path."""
-    from .registry import BASELINES, is_baseline_name
+    from .registry import BASELINES, folder_hint, is_baseline_name
 
     if not isinstance(spec, str) or (files and not is_baseline_name(spec)
                                      and not Path(spec).is_file()):
         raise ConfigError(f"{key}: {spec!r} is neither a baseline ({', '.join(BASELINES)}) "
-                          f"nor an existing checkpoint file")
+                          f"nor an existing checkpoint file{folder_hint(spec)}")
 
 
 # Keys that may change when a run is resumed; any other change would make it another run.
@@ -249,7 +249,10 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
     stopped before its first checkpoint (in the warm start) has only its ``config.yaml``:
     that config is returned, to start the run over (its files must still be there)."""
     if not Path(run_dir).is_dir():
-        raise CheckpointError(f"--resume {str(run_dir)!r}: no such run folder")
+        inside = Path(run_dir).parent.parent if Path(run_dir).parent.name == "checkpoints" else None
+        hint = (f"; --resume takes the run folder ({str(inside)!r}), not a checkpoint"
+                if Path(run_dir).is_file() and inside is not None else "")
+        raise CheckpointError(f"--resume {str(run_dir)!r}: no such run folder{hint}")
     path = Path(run_dir) / "checkpoints" / "latest.pt"
     restart = payload is None and not path.exists()
     if restart:

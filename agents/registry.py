@@ -24,6 +24,16 @@ def is_baseline_name(spec: str) -> bool:
     return spec.strip().lower() in BASELINES
 
 
+def folder_hint(spec: str) -> str:
+    """For an error about ``spec``: the checkpoint to give when it names a run folder."""
+    if not os.path.isdir(spec):
+        return ""
+    for inside in ("checkpoints/latest.pt", "latest.pt"):
+        if os.path.isfile(os.path.join(spec, inside)):
+            return f" ({spec!r} is a folder; its policy: {os.path.join(spec, inside)})"
+    return f" ({spec!r} is a folder, not a checkpoint file)"
+
+
 def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
     """A baseline by name (``random``, ``greedy``, ``expert``) or a trained policy from an
     existing checkpoint file. A path is tried first, so a file named like a baseline wins
@@ -39,7 +49,7 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
     if is_baseline_name(spec):
         return BASELINES[spec.strip().lower()](rules=rules, seed=seed)
     raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, and not a "
-                     f"baseline name; baseline names: {', '.join(BASELINES)}")
+                     f"baseline name; baseline names: {', '.join(BASELINES)}{folder_hint(spec)}")
 
 
 def display_names(specs: Sequence[str]) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from agents.base import MAX_SEED
-from agents.registry import BASELINES, is_baseline_name
+from agents.registry import BASELINES, folder_hint, is_baseline_name
 from hanafuda_env.rules import resolve_rules
 
 
@@ -90,7 +90,7 @@ def agent_spec(text: str) -> str:
         return text
     raise argparse.ArgumentTypeError(
         f"unknown agent {text!r}: not a baseline ({', '.join(BASELINES)}) "
-        f"nor an existing checkpoint file")
+        f"nor an existing checkpoint file{folder_hint(text)}")
 
 
 def agent_list(text: str) -> list[str]:

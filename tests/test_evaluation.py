@@ -227,6 +227,16 @@ def test_make_agent_builds_baselines_and_rejects_unknown_names():
         make_agent("alphago")
 
 
+def test_a_run_folder_given_as_an_agent_points_to_its_checkpoint(tmp_path):
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    with pytest.raises(ValueError, match="is a folder, not a checkpoint file"):
+        make_agent(str(run))
+    (run / "checkpoints" / "latest.pt").write_bytes(b"weights")
+    with pytest.raises(ValueError, match=f"its policy: {run / 'checkpoints' / 'latest.pt'}"):
+        make_agent(str(run))
+
+
 def test_make_agent_loads_an_existing_file_as_a_policy(tmp_path, monkeypatch):
     calls = []
 

@@ -129,3 +129,11 @@ def test_empty_paths_and_text_that_is_not_utf8_are_errors(tmp_path, capsys) -> N
     assert train.main(["--config", str(SMOKE), f"rules={binary}",
                        "--run-dir", str(tmp_path / "b")]) == 2
     assert "not UTF-8" in capsys.readouterr().err
+
+
+def test_resume_given_a_checkpoint_names_its_run_folder(tmp_path, capsys) -> None:
+    checkpoint = tmp_path / "run" / "checkpoints" / "latest.pt"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.write_bytes(b"state")
+    assert train.main(["--resume", str(checkpoint)]) == 2
+    assert f"takes the run folder ({str(tmp_path / 'run')!r})" in capsys.readouterr().err
