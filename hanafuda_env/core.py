@@ -64,6 +64,11 @@ def game_seeds(seed: int, n_games: int) -> np.ndarray:
                                                                                 dtype=_U64))
 
 
+def lone_game_seeds(seeds) -> np.ndarray:
+    """The game seed of each game seeded alone with ``seeds[i]``: ``game_seeds(s, 1)[0]``."""
+    return splitmix64(splitmix64(np.asarray(seeds, dtype=_U64)))  # ^ index 0 is a no-op
+
+
 def is_integer(value) -> bool:
     """A Python or NumPy integer, not a bool (a count, a seed or an action id)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
@@ -119,9 +124,9 @@ class KoiKoiCore:
     def reset(self, seed=None, options: dict | None = None) -> ResetOutcome:
         """Start new matches in every game.
 
-        ``seed``: an int (game i gets a seed derived from it and i) or one int per game
-        (game i then deals as a single game seeded with ``seed[i]``: as ``KoiKoiGame(seed=
-        seed[i])`` or ``KoiKoiCore(1).reset(seed=seed[i])``).
+        ``seed``: an int (game i gets a seed derived from it and i) or one game seed per game
+        (used as is, like the ``seeds`` a core holds; ``lone_game_seeds`` gives those of
+        games each seeded alone).
         ``options``: ``dealer`` (first dealer, int or per game) and ``deck`` (a 48-card order,
         one for all games or one per game: [0:8] dealer's hand, [8:16] the other hand,
         [16:24] field, [24:48] stock top first). Returns the rounds and matches that ended
@@ -159,8 +164,7 @@ class KoiKoiCore:
                 raise ValueError(f"seed must be an int or a list of {self.n_games} ints (one "
                                  f"per game), got shape {np.shape(seed)}")
             per_game = [check_seed_value(s, "every seed of the list") for s in seed]
-            # splitmix64(splitmix64(s) ^ 0) == game_seeds(s, 1)[0]: a lone game seeded s
-            seeds = splitmix64(splitmix64(np.array(per_game, dtype=_U64)))
+            seeds = np.array(per_game, dtype=_U64)
         deck = None
         if options.get("deck") is not None:
             deck = self._check_deck(options["deck"])

@@ -44,7 +44,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from .core import NUM_ACTIONS, KoiKoiCore, is_integer
+from .core import NUM_ACTIONS, KoiKoiCore, is_integer, lone_game_seeds
 from .env_options import EnvOptions, check_unknown, make_options, match_boundaries
 from .observation import OBS_DIM, encode_observations, observation_bounds
 from .results import END_HAND_YAKU, MatchResults, RoundResults
@@ -89,8 +89,9 @@ class KoiKoiVectorEnv:
     def reset(self, seed: int | None = None, options: dict | None = None
               ) -> tuple[np.ndarray, dict]:
         """New matches in every game. ``seed`` (else the constructor's on the first reset,
-        else one drawn from the env's generator) seeds the games as ``KoiKoiCore`` does;
-        ``options`` are the core's (``dealer``, ``deck``). A rejected call (bad seed or
+        else one drawn from the env's generator) seeds the games as ``KoiKoiCore`` does,
+        except that a list gives one seed per env: env i plays as a lone env seeded
+        ``seed[i]``; ``options`` are the core's (``dealer``, ``deck``). A rejected call (bad seed or
         options) changes nothing: the constructor's seed still waits for the next reset."""
         self.core.check_reset(seed, options)  # before anything changes
         rng = self._rng
@@ -100,7 +101,9 @@ class KoiKoiVectorEnv:
             seed = int(rng.integers(2**63))
         else:
             rng = np.random.default_rng(seed)
-        dealt = self.core.reset(seed=seed, options=options)
+        # one seed per env (Gymnasium's convention): env i plays as a lone env seeded seed[i]
+        game_seed = lone_game_seeds(seed) if np.ndim(seed) == 1 else seed
+        dealt = self.core.reset(seed=game_seed, options=options)
         self._first_seed, self._rng = None, rng  # an explicit seed supersedes the first one
         rounds = dealt.rounds
         self._carry[:] = 0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hanafuda_env import cards as C
-from hanafuda_env.core import KoiKoiCore
+from hanafuda_env.core import KoiKoiCore, lone_game_seeds
 from hanafuda_env.game import KoiKoiGame
 
 N_STEPS = 200
@@ -160,13 +160,16 @@ def test_resample_hidden_only_touches_the_chosen_games() -> None:
     assert not np.array_equal(before["stock"][[2, 4]], after["stock"][[2, 4]])
 
 
-def test_a_list_of_seeds_deals_each_game_as_a_lone_game_seeded_with_it() -> None:
+def test_a_list_of_game_seeds_is_used_as_is_and_lone_game_seeds_convert_seeds() -> None:
     seeds = [5, 6, 2**64 - 1]
-    batch = KoiKoiCore(3, "nintendo", seed=seeds)
+    raw = KoiKoiCore(3, "nintendo", seed=seeds)
+    assert raw.seeds.tolist() == seeds  # what a core holds: a state round-trips
+    batch = KoiKoiCore(3, "nintendo", seed=lone_game_seeds(seeds))
     for g, seed in enumerate(seeds):
         alone = KoiKoiCore(1, "nintendo", seed=seed)
         for key, value in alone.state_dict().items():
             assert np.array_equal(batch.state_dict()[key][g], value[0]), f"game {g}: {key}"
+        assert raw.seeds[g] == KoiKoiGame("nintendo", game_seed=seed).seed
     assert batch.seeds[0] == KoiKoiGame("nintendo", seed=5).seed
 
 

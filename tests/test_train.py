@@ -249,7 +249,7 @@ def test_resume_keeps_the_saved_rules_when_the_rule_file_changes(tmp_path) -> No
     assert train.main(["--resume", str(run_dir), "total_decisions=2048"]) == 0
     payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
     assert payload["update"] == 2
-    assert payload["rules"]["name"] == "nintendo" and payload["rules"]["rounds"] == 6
+    assert payload["rules"]["name"] == "nintendo+custom" and payload["rules"]["rounds"] == 6
     rule_file.unlink()  # the run does not need the file any more
     assert train.main(["--resume", str(run_dir), "total_decisions=3072"]) == 0
     saved = yaml.safe_load((run_dir / "config.yaml").read_text())
