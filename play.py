@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             np.random.SeedSequence().entropy % 2**31)
         bot = make_agent(args.bot, rules, seed=seed)
     except (RuleError, ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"play.py: error: {error}", file=sys.stderr)
         return 2
     try:
         play(bot, rules, args.seat, seed, sys.stdin, sys.stdout)

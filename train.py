@@ -59,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
             cfg = PPOConfig.load(args.config or DEFAULT_CONFIG, args.overrides)
         summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
     except (ConfigError, RuleError, CheckpointError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"train.py: error: {error}", file=sys.stderr)
         return 2
     except TrainingInterrupted as stopped:
         print(f"\n{stopped}", file=sys.stderr)

@@ -54,6 +54,7 @@ def test_end_of_input_and_quit_leave_cleanly() -> None:
 def test_bad_bot_and_rules_are_reported() -> None:
     result = _run("", "--bot", "grandmaster")
     assert result.returncode == 2 and "grandmaster" in result.stderr
+    assert result.stderr.startswith("play.py: error: ")  # as argparse and evaluate.py say it
     result = _run("", "--rules", "hanafuda-classic")
     assert result.returncode == 2 and "unknown rule preset" in result.stderr
 

@@ -94,7 +94,8 @@ def test_numbers_in_e_notation_and_misplaced_config_files(tmp_path, capsys) -> N
     with pytest.raises(ConfigError, match="total_decisions must be a positive integer"):
         PPOConfig.load(SMOKE, ["total_decisions=1.5e0"])
     assert train.main([str(SMOKE)]) == 2  # the file given where an override goes
-    assert "goes after --config" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("train.py: error: ") and "goes after --config" in err
     for missing in (tmp_path / "nope.yaml", tmp_path):
         assert train.main(["--config", str(missing)]) == 2
         err = capsys.readouterr().err
