@@ -10,6 +10,7 @@ and checkpoints (``checkpoints/latest.pt``), all written atomically.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -69,7 +70,17 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stop_on_sigterm() -> None:
+    """A scheduler's SIGTERM ends a run as Ctrl-C does: the checkpoints stay whole and the
+    message names the command that resumes it (130, as for Ctrl-C)."""
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 if __name__ == "__main__":
+    _stop_on_sigterm()
     try:
         sys.exit(main())
     except KeyboardInterrupt:  # while reading the arguments

@@ -391,6 +391,27 @@ def test_ctrl_c_names_the_resume_command_and_resume_finishes_the_same_run(
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_sigterm_stops_a_run_like_ctrl_c(tmp_path) -> None:
+    """A scheduler stopping the job gets the resume command, not a silent death."""
+    import signal
+    import time
+
+    run_dir = tmp_path / "job"
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), "--config", str(SMOKE), "--run-dir",
+         str(run_dir), "total_decisions=10000000", "eval_interval=0", "checkpoint_interval=1"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    latest = run_dir / "checkpoints" / "latest.pt"
+    deadline = time.monotonic() + 120
+    while not latest.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert f"--resume {run_dir} continues from the last checkpoint" in err
+    assert "Traceback" not in err and load_checkpoint(latest)["update"] >= 1
+
+
 def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
                                                                 monkeypatch) -> None:
     """Before its first checkpoint a run has only config.yaml and warm-start events:
