@@ -1,0 +1,59 @@
+"""Checks that run before any training: a checkpoint must name its network as well as hold its
+weights, and the training config's bounds are exactly the documented ones (a discount of 0
+would make every return one step long; a minibatch needs two samples; keeping best.pt needs
+evaluations). test_train_config.py checks values far outside the bounds; these sit on them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.networks import ActorCritic
+from agents.policy import CheckpointError, load_checkpoint, save_checkpoint
+from agents.ppo_config import ConfigError, PPOConfig
+
+
+@pytest.mark.parametrize("missing", ["model", "network"])
+def test_a_checkpoint_without_its_weights_or_its_network_is_refused(tmp_path: Path,
+                                                                     missing: str) -> None:
+    """Both are needed to play: the weights and the shape of the network they fit."""
+    payload = {"model": ActorCritic(hidden=8, layers=1).state_dict(),
+               "network": {"hidden": 8, "layers": 1}}
+    path = tmp_path / "partial.pt"
+    save_checkpoint(path, {k: v for k, v in payload.items() if k != missing})
+    with pytest.raises(CheckpointError, match=f"lacks '{missing}'"):
+        load_checkpoint(path)
+    save_checkpoint(path, payload)
+    assert set(load_checkpoint(path)) >= {"model", "network"}
+
+
+def config(**changes: object) -> PPOConfig:
+    """A small config with only baseline opponents (no files are read)."""
+    return PPOConfig.from_dict({"n_envs": 2, "n_steps": 4, **changes})
+
+
+def test_gamma_must_be_above_zero_and_at_most_one() -> None:
+    with pytest.raises(ConfigError, match=r"gamma must be a finite number > 0 and <= 1"):
+        config(gamma=0)
+    assert config(gamma=1.0).gamma == 1.0
+    assert config(gamma=1e-3).gamma == 1e-3
+    assert config(gae_lambda=0).gae_lambda == 0  # lambda may be 0: one-step advantages
+
+
+def test_every_minibatch_needs_two_samples() -> None:
+    """n_envs * n_steps samples split into n_minibatches: at least two per minibatch."""
+    assert config(n_envs=2, n_steps=4, n_minibatches=4).n_minibatches == 4  # 8 = 2 * 4
+    with pytest.raises(ConfigError, match=r"n_envs \* n_steps \(7\) must be at least "
+                                          r"2 \* n_minibatches \(8\)"):
+        config(n_envs=1, n_steps=7, n_minibatches=4)
+
+
+def test_best_checkpoint_needs_evaluations_against_its_opponent() -> None:
+    """best.pt is kept by the evaluation win rate against best_opponent: without
+    evaluations (eval_interval 0) there is nothing to keep it by."""
+    assert config(best_opponent="random").best_opponent == "random"
+    with pytest.raises(ConfigError, match="with eval_interval > 0"):
+        config(best_opponent="random", eval_interval=0)
+    with pytest.raises(ConfigError, match="best_opponent must be one of"):
+        config(best_opponent="random", eval_opponents=["greedy"])
