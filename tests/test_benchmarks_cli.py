@@ -4,6 +4,7 @@ naming the value and what is allowed) before any slow work starts, never a trace
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -125,8 +126,10 @@ def test_bench_baselines_json_never_replaces_a_file_unasked(tmp_path) -> None:
 def test_ctrl_c_ends_a_benchmark_without_a_traceback() -> None:
     process = subprocess.Popen([sys.executable, str(BENCH / "bench_core.py"), "--seconds",
                                 "60"], cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+                               stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert "decisions/s" in process.stdout.readline()  # measuring: started, whatever the load
+    time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and "Traceback" not in err and "interrupted" in err
