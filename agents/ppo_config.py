@@ -249,9 +249,9 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
     stopped before its first checkpoint (in the warm start) has only its ``config.yaml``:
     that config is returned, to start the run over (its files must still be there)."""
     if not Path(run_dir).is_dir():
-        inside = Path(run_dir).parent.parent if Path(run_dir).parent.name == "checkpoints" else None
-        hint = (f"; --resume takes the run folder ({str(inside)!r}), not a checkpoint"
-                if Path(run_dir).is_file() and inside is not None else "")
+        given = Path(run_dir)
+        hint = (f"; --resume takes the run folder ({str(given.parent.parent)!r}), not a "
+                "checkpoint" if given.is_file() and given.parent.name == "checkpoints" else "")
         raise CheckpointError(f"--resume {str(run_dir)!r}: no such run folder{hint}")
     path = Path(run_dir) / "checkpoints" / "latest.pt"
     restart = payload is None and not path.exists()

@@ -74,10 +74,13 @@ def is_integer(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def check_seed_value(seed, what: str = "seed") -> int:
-    """``seed`` as an int, or a ValueError naming the allowed range."""
+def check_seed_value(seed, what: str = "seed", allow_none: bool = False) -> int | None:
+    """``seed`` as an int (or None, if allowed), else a ValueError naming the allowed range."""
+    if seed is None and allow_none:
+        return None
     if not is_integer(seed) or not 0 <= int(seed) < 2**64:
-        raise ValueError(f"{what} must be an integer in 0 .. 2**64 - 1, got {seed!r}")
+        raise ValueError(f"{what} must be {'None or ' if allow_none else ''}an integer in "
+                         f"0 .. 2**64 - 1, got {seed!r}")
     return int(seed)
 
 

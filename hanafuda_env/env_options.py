@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import IllegalActionError, is_integer
+from .core import IllegalActionError, check_seed_value, is_integer
 from .results import END_HAND_YAKU, END_NAMES
 from .rules import RuleSet, RuleSpec, resolve_rules
 
@@ -80,12 +80,7 @@ def check_number(name: str, value: Any, positive: bool = False) -> float:
 def check_seed(seed: Any, where: str) -> int | None:
     """None or an int seed every engine takes (0 .. 2**64 - 1), checked before a reset
     changes anything, so that a bad seed cannot leave an env half reset."""
-    if seed is None:
-        return None
-    if not is_integer(seed) or not 0 <= int(seed) < 2**64:
-        raise ValueError(f"{where}: seed must be None or an integer in 0 .. 2**64 - 1, "
-                         f"got {seed!r}")
-    return int(seed)
+    return check_seed_value(seed, f"{where}: seed", allow_none=True)
 
 
 def make_options(rules: RuleSpec = None, rounds: int | None = None,

@@ -91,8 +91,9 @@ class KoiKoiVectorEnv:
         """New matches in every game. ``seed`` (else the constructor's on the first reset,
         else one drawn from the env's generator) seeds the games as ``KoiKoiCore`` does,
         except that a list gives one seed per env: env i plays as a lone env seeded
-        ``seed[i]``; ``options`` are the core's (``dealer``, ``deck``). A rejected call (bad seed or
-        options) changes nothing: the constructor's seed still waits for the next reset."""
+        ``seed[i]``; ``options`` are the core's (``dealer``, ``deck``). A rejected call (bad
+        seed or options) changes nothing: the constructor's seed still waits for the next
+        reset."""
         self.core.check_reset(seed, options)  # before anything changes
         rng = self._rng
         if seed is None and self._first_seed is not None:
