@@ -300,7 +300,15 @@ def fit_elo(names: Sequence[str], score: np.ndarray, games: np.ndarray,
     k = len(names)
     score = np.asarray(score, dtype=np.float64)
     games = np.asarray(games, dtype=np.float64)
+    if score.shape != (k, k) or games.shape != (k, k):
+        raise ValueError(f"score and games must be {k}x{k} tables (one row per name), got "
+                         f"{score.shape} and {games.shape}")
     played = games > 0
+    unlinked = _unlinked(played | played.T)
+    if unlinked:
+        raise ValueError("Elo needs every agent linked to the others by games played; no "
+                         f"games link {', '.join(names[i] for i in unlinked)} to "
+                         f"{names[0]}")
     n = games + prior_games * played
     wins = score + 0.5 * prior_games * played
     np.fill_diagonal(n, 0.0)
@@ -322,6 +330,19 @@ def fit_elo(names: Sequence[str], score: np.ndarray, games: np.ndarray,
     else:
         rating += mean_rating - rating.mean()
     return {name: round(float(r), 3) for name, r in zip(names, rating)}
+
+
+def _unlinked(linked: np.ndarray) -> list[int]:
+    """Indices no chain of played pairs connects to index 0: their ratings against the
+    others would be arbitrary."""
+    reached = np.zeros(len(linked), dtype=bool)
+    frontier = [0] if len(linked) else []
+    while frontier:
+        i = frontier.pop()
+        if not reached[i]:
+            reached[i] = True
+            frontier.extend(np.flatnonzero(linked[i] & ~reached).tolist())
+    return np.flatnonzero(~reached).tolist()
 
 
 def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = None,

@@ -96,3 +96,19 @@ def test_a_koikoi_pays_off_only_when_the_caller_wins_that_round(
         assert (stats["rounds_called"], stats["paid_off"]) == (len(called), len(won))
     a = result["a"]["koikoi"]
     assert a["calls"] == a["decisions"] > 0 and 0 < a["paid_off"] < a["rounds_called"]
+
+
+def test_elo_refuses_agents_no_games_link() -> None:
+    """c played nobody, and a-b never met d-e: their ratings would be arbitrary, so the fit
+    names them instead of inventing numbers; a chain a-b-c is enough."""
+    games = np.zeros((3, 3))
+    games[0, 1] = games[1, 0] = 4
+    with pytest.raises(ValueError, match="no games link c to a"):
+        fit_elo(["a", "b", "c"], games / 2, games)
+    games[1, 2] = games[2, 1] = 4
+    assert len(fit_elo(["a", "b", "c"], games / 2, games)) == 3
+    apart = np.kron(np.eye(2), np.ones((2, 2))) * 6
+    with pytest.raises(ValueError, match="link c, d to a"):
+        fit_elo(["a", "b", "c", "d"], apart / 2, apart)
+    with pytest.raises(ValueError, match="3x3 tables"):
+        fit_elo(["a", "b", "c"], ONE_GAME, ONE_GAME)
