@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from cli_args import (
+    JoinLists,
     agent_list,
     agent_pairs,
     make_parser,
@@ -47,7 +48,7 @@ from hanafuda_env.rules import RuleSpec, resolve_rules
 
 _U64 = np.uint64
 
-DEFAULT_PAIRS = "expert:random,expert:greedy,greedy:random"
+DEFAULT_PAIRS = [("expert", "random"), ("expert", "greedy"), ("greedy", "random")]
 
 
 def make_arg_parser() -> argparse.ArgumentParser:
@@ -59,8 +60,10 @@ def make_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=seed_int, default=0, help="seed of the deals and agents")
     parser.add_argument("--batch", type=positive_int, default=1000,
                         help="games stepped together")
-    parser.add_argument("--pairs", type=agent_pairs, default=DEFAULT_PAIRS,
-                        help="comma-separated A:B pairs of baseline names or checkpoints")
+    parser.add_argument("--pairs", type=agent_pairs, nargs="+", action=JoinLists,
+                        default=DEFAULT_PAIRS,
+                        help="A:B pairs of baseline names or checkpoints (spaces or commas "
+                             "between pairs)")
     parser.add_argument("--json", metavar="PATH", help="also write all results as JSON")
     parser.add_argument("--overwrite", action="store_true",
                         help="let --json replace an existing file (never a checkpoint played)")
@@ -70,10 +73,12 @@ def make_arg_parser() -> argparse.ArgumentParser:
                         help="self-play games for --calibrate")
     parser.add_argument("--calibration-steps", type=positive_int, default=600,
                         help="decisions per game for --calibrate")
-    parser.add_argument("--speed", metavar="AGENTS", type=agent_list,
-                        help="comma-separated agents: time their act on fixed batches and exit")
-    parser.add_argument("--speed-batches", type=positive_int_list, default="64,256,1024",
-                        help="comma-separated batch sizes for --speed")
+    parser.add_argument("--speed", metavar="AGENTS", type=agent_list, nargs="+", action=JoinLists,
+                        help="agents (spaces or commas between them): time their act on fixed "
+                             "batches and exit")
+    parser.add_argument("--speed-batches", type=positive_int_list, nargs="+", action=JoinLists,
+                        default=[64, 256, 1024],
+                        help="batch sizes for --speed")
     return parser
 
 

@@ -14,7 +14,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-from cli_args import make_parser, positive_float, positive_int, run_main  # benchmarks/ on the path
+from cli_args import (  # benchmarks/ on the path
+    JoinLists,
+    make_parser,
+    positive_float,
+    positive_int_list,
+    run_main,
+)
 
 from hanafuda_env.core import KoiKoiCore
 
@@ -59,7 +65,8 @@ def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--seconds", type=positive_float, default=3.0,
                         help="seconds to time each batch size (and the reference)")
-    parser.add_argument("--batches", type=positive_int, nargs="+", default=[1, 64, 1024, 8192],
+    parser.add_argument("--batches", type=positive_int_list, nargs="+", action=JoinLists,
+                        default=[1, 64, 1024, 8192],
                         help="batch sizes (games stepped together) to time")
     args = parser.parse_args()
     print(f"{'batch':>6} {'decisions/s':>14} {'rounds/s':>12}")

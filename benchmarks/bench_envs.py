@@ -22,7 +22,15 @@ import sys
 import time
 
 import numpy as np
-from cli_args import make_parser, positive_float, positive_int, run_main, seed_int
+from cli_args import (
+    JoinLists,
+    make_parser,
+    positive_float,
+    positive_int,
+    positive_int_list,
+    run_main,
+    seed_int,
+)
 
 from hanafuda_env import koikoi_v0
 from hanafuda_env.core import KoiKoiCore
@@ -98,7 +106,8 @@ def main() -> None:
                         help="seconds per measurement")
     parser.add_argument("--repeats", type=positive_int, default=3,
                         help="runs per figure (the median is printed)")
-    parser.add_argument("--batches", type=positive_int, nargs="+", default=[1, 64, 1024, 8192],
+    parser.add_argument("--batches", type=positive_int_list, nargs="+", action=JoinLists,
+                        default=[1, 64, 1024, 8192],
                         help="batch sizes of the vector env to time")
     parser.add_argument("--seed", type=seed_int, default=0, help="seed of deals and actions")
     parser.add_argument("--aec-only", action="store_true", help="skip the batched figures")

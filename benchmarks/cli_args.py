@@ -74,14 +74,22 @@ def positive_float(text: str) -> float:
 def positive_int_list(text: str) -> list[int]:
     """Comma-separated positive integers, e.g. batch sizes ``64,256,1024``."""
     items = [item.strip() for item in text.split(",")]
+    wanted = "positive integers (separated by spaces or commas)"
     if not all(items):
-        raise argparse.ArgumentTypeError(
-            f"must be comma-separated positive integers, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
     try:
         return [positive_int(item) for item in items]
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(
-            f"must be comma-separated positive integers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}") from None
+
+
+class JoinLists(argparse.Action):
+    """For ``nargs="+"`` options typed by a comma-list parser: every script takes lists
+    both ways, ``--batches 64 256``, ``--batches 64,256`` or a mix, into one flat list."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, [item for value in values for item in value])
 
 
 def agent_spec(text: str) -> str:

@@ -108,6 +108,28 @@ def test_the_training_target_is_judged_for_the_default_config_only() -> None:
     assert "not judged" in other and "NOT met" not in other and "default.yaml" in other
 
 
+def test_lists_are_taken_with_spaces_commas_or_both() -> None:
+    """Every list option reads ``64 256``, ``64,256`` and mixes alike (two styles used to
+    differ by script); defaults are the same lists as given on the command line."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from bench_baselines import DEFAULT_PAIRS, make_arg_parser
+    finally:
+        sys.path.remove(str(BENCH))
+    parser = make_arg_parser()
+    for words in (["64", "256", "1024"], ["64,256,1024"], ["64,256", "1024"]):
+        assert parser.parse_args(["--speed-batches", *words]).speed_batches == [64, 256, 1024]
+    args = parser.parse_args(["--speed", "expert", "greedy,random", "--pairs", "expert:greedy",
+                              "greedy:random,expert:random"])
+    assert args.speed == ["expert", "greedy", "random"]
+    assert args.pairs == [("expert", "greedy"), ("greedy", "random"), ("expert", "random")]
+    assert parser.parse_args([]).pairs == DEFAULT_PAIRS
+    assert parser.parse_args([]).speed_batches == [64, 256, 1024]
+    result = _run("bench_core.py", "--seconds", "0.05", "--batches", "1,2", "4")
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:4]] == ["1", "2", "4"]
+
+
 def test_bench_baselines_json_never_replaces_a_file_unasked(tmp_path) -> None:
     """As evaluate.py: --json problems are usage errors before any match is played."""
     notes = tmp_path / "notes.json"
