@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from interrupts import popen_interruptible
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
@@ -146,7 +147,7 @@ def test_bench_baselines_json_never_replaces_a_file_unasked(tmp_path) -> None:
 
 
 def test_ctrl_c_ends_a_benchmark_without_a_traceback() -> None:
-    process = subprocess.Popen([sys.executable, str(BENCH / "bench_core.py"), "--seconds",
+    process = popen_interruptible([sys.executable, str(BENCH / "bench_core.py"), "--seconds",
                                 "60"], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})

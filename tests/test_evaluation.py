@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from interrupts import popen_interruptible
 
 from agents.baselines import GreedyAgent, RandomAgent
 from agents.evaluation import (
@@ -340,7 +341,7 @@ def test_evaluate_cli_ctrl_c_and_an_empty_json_path_end_cleanly(tmp_path):
 
     done = run_cli("greedy", "random", "--json", "")
     assert done.returncode == 2 and "needs a file name" in done.stderr
-    process = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "expert", "greedy",
+    process = popen_interruptible([sys.executable, str(ROOT / "evaluate.py"), "expert", "greedy",
                                 "--matches", "100000"], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     time.sleep(6)  # past the imports even on a busy machine; the matches take minutes

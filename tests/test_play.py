@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from interrupts import popen_interruptible
 
 from agents.baselines import RandomAgent
 from hanafuda_env.rules import resolve_rules
@@ -133,7 +134,7 @@ def test_ctrl_c_and_a_closed_output_end_without_a_traceback() -> None:
     import signal
     import time
 
-    process = subprocess.Popen([sys.executable, str(ROOT / "play.py"), "--seed", "1"],
+    process = popen_interruptible([sys.executable, str(ROOT / "play.py"), "--seed", "1"],
                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     header = process.stdout.readline()  # the game is waiting at its first prompt
