@@ -34,7 +34,7 @@ from .results import (
     StepOutcome,
 )
 from .rules import RuleSet, RuleSpec, resolve_rules
-from .scoring import batch_scorer, hand_yaku_points, month_counts, round_multiplier
+from .scoring import batch_scorer, hand_yaku, month_counts, round_multiplier
 
 NUM_ACTIONS = 98
 CHOOSE_OFFSET = 48
@@ -241,7 +241,7 @@ class KoiKoiCore:
             self.koikoi_calls[games] = 0
             self.yaku_total[games] = 0
             self.turn[games] = 0
-            hand_points = hand_yaku_points(self.hands[games], self.rules)  # (n, 2)
+            hand_points, hand_teshi = hand_yaku(self.hands[games], self.rules)  # (n, 2)
             has = hand_points > 0
             ended = has.any(axis=1)
             if not ended.any():
@@ -250,7 +250,7 @@ class KoiKoiCore:
             d = dealer[ended]
             winner = np.where(has[ended, d], d, 1 - d).astype(np.int8)
             base = hand_points[ended][np.arange(len(done)), winner]
-            kind = (month_counts(self.hands[done, winner]) == 4).any(axis=1)
+            kind = hand_teshi[ended][np.arange(len(done)), winner]
             yaku = np.zeros((len(done), len(self.yaku_names)), dtype=np.int32)
             yaku[:, -2] = np.where(kind, base, 0)
             yaku[:, -1] = np.where(kind, 0, base)

@@ -233,12 +233,11 @@ class KoiKoiGame:
             self.koikoi_calls = [0, 0]
             self.yaku_total = [0, 0]
             self.turn = 0
-            points = (hand_points(self.hands[0], t), hand_points(self.hands[1], t))
-            if points[0] <= 0 and points[1] <= 0:
+            held = (hand_points(self.hands[0], t), hand_points(self.hands[1], t))
+            if held[0][0] <= 0 and held[1][0] <= 0:
                 return
-            winner = dealer if points[dealer] > 0 else 1 - dealer
-            base = points[winner]
-            name = "teshi" if has_full_month(self.hands[winner]) else "kuttsuki"
+            winner = dealer if held[dealer][0] > 0 else 1 - dealer
+            base, name = held[winner]
             # Decision (core): a hand yaku worth 7 or more doubles like any win (§2.5)
             self._finish(winner, base, self._multiplier(base, False), R.END_HAND_YAKU,
                          {name: base}, rounds, matches)

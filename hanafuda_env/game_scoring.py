@@ -161,10 +161,17 @@ def game_tables(rules: RuleSet) -> GameTables:
                       rules.points.kuttsuki, rules.seven_point_doubling, rules.koikoi_multiplier)
 
 
-def hand_points(hand: int, t: GameTables) -> int:
-    """``scoring.hand_yaku_points`` for one dealt hand of 8."""
+def hand_points(hand: int, t: GameTables) -> tuple[int, str]:
+    """``scoring.hand_yaku`` for one dealt hand of 8: its points (0 if none) and name."""
     if t.hand_yaku == "none":
-        return 0
+        return 0, ""
+    teshi = t.teshi if has_full_month(hand) else 0
+    kuttsuki = 0
+    if t.hand_yaku == "teshi+kuttsuki":
+        odd = (hand ^ hand >> 1 ^ hand >> 2 ^ hand >> 3) & _NIBBLE_LOW
+        if odd == 0 and hand.bit_count() == 8:
+            kuttsuki = t.kuttsuki
+    return (teshi, "teshi") if teshi >= kuttsuki else (kuttsuki, "kuttsuki")
     if has_full_month(hand):
         return t.teshi
     if t.hand_yaku == "teshi+kuttsuki":

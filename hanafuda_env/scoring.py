@@ -206,18 +206,25 @@ def month_counts(hands: np.ndarray) -> np.ndarray:
 
 
 def hand_yaku_points(hands: np.ndarray, rules: RuleSet) -> np.ndarray:
-    """Points of the dealt hand's hand yaku (teshi, kuttsuki), 0 if none (§2.3).
+    """Points of the dealt hand's hand yaku (teshi, kuttsuki), 0 if none (§2.3)."""
+    return hand_yaku(hands, rules)[0]
+
+
+def hand_yaku(hands: np.ndarray, rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, is_teshi)`` of each dealt hand's hand yaku (§2.3); points 0 if none.
 
     Decision (RULES.md): a hand that is both teshi and kuttsuki scores once; four pairs
-    means every month in the hand holds an even count (a four-of-a-month is two pairs).
+    means every month in the hand holds an even count (a four-of-a-month is two pairs). With
+    custom points it scores as the one worth more (teshi on a tie): ``teshi: 0`` switches
+    teshi off, not a kuttsuki that happens to hold a four-of-a-month.
     """
     per_month = month_counts(hands)
-    teshi = (per_month == 4).any(axis=-1)
-    kuttsuki = ((per_month % 2) == 0).all(axis=-1) & (per_month.sum(axis=-1) == 8)
-    points = np.zeros(per_month.shape[:-1], dtype=np.int32)
+    zero = np.zeros(per_month.shape[:-1], dtype=np.int32)
     if rules.hand_yaku == "none":
-        return points
-    points = np.where(teshi, rules.points.teshi, points)
+        return zero, zero.astype(bool)
+    teshi = np.where((per_month == 4).any(axis=-1), rules.points.teshi, zero)
+    kuttsuki = zero
     if rules.hand_yaku == "teshi+kuttsuki":
-        points = np.where(kuttsuki & ~teshi, rules.points.kuttsuki, points)
-    return points
+        pairs = ((per_month % 2) == 0).all(axis=-1) & (per_month.sum(axis=-1) == 8)
+        kuttsuki = np.where(pairs, rules.points.kuttsuki, zero)
+    return np.maximum(teshi, kuttsuki), teshi >= kuttsuki

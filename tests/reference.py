@@ -132,16 +132,20 @@ def yaku_total(pile: set[int], rules: RuleSet) -> int:
 
 
 def hand_yaku(hand: set[int], rules: RuleSet) -> tuple[str, int] | None:
-    """The dealt hand's yaku (§2.3), or None. Teshi and kuttsuki at once score once."""
+    """The dealt hand's yaku (§2.3), or None. Teshi and kuttsuki at once score once, as the
+    one worth more (teshi on a tie)."""
     if rules.hand_yaku == "none":
         return None
     counts = Counter(month(c) for c in hand)
-    if 4 in counts.values() and rules.points.teshi > 0:
-        return "teshi", rules.points.teshi
-    kuttsuki = all(n % 2 == 0 for n in counts.values())
-    if rules.hand_yaku == "teshi+kuttsuki" and kuttsuki and rules.points.kuttsuki > 0:
-        return "kuttsuki", rules.points.kuttsuki
-    return None
+    held = []
+    if 4 in counts.values():
+        held.append((rules.points.teshi, 0, "teshi"))
+    if rules.hand_yaku == "teshi+kuttsuki" and all(n % 2 == 0 for n in counts.values()):
+        held.append((rules.points.kuttsuki, -1, "kuttsuki"))
+    if not held or max(held)[0] <= 0:
+        return None
+    points, _, name = max(held)
+    return name, points
 
 
 # ----------------------------------------------------------------------------- the game

@@ -272,6 +272,25 @@ def test_hand_yaku_worth_seven_doubles(teshi_points: int, doubling: bool, expect
     assert [r["points"] for r in game_rounds] == rounds.points.tolist()
 
 
+@pytest.mark.parametrize(("teshi", "kuttsuki", "expected"),
+                         [(6, 6, {"teshi": 6}), (0, 6, {"kuttsuki": 6}),
+                          (3, 5, {"kuttsuki": 5}), (5, 3, {"teshi": 5}), (0, 0, None)])
+def test_a_hand_both_teshi_and_kuttsuki_scores_as_the_one_worth_more(
+        teshi: int, kuttsuki: int, expected: dict[str, int] | None) -> None:
+    """Decision (§2.3, custom points): four of a month plus two pairs scores once, as the
+    better yaku (teshi on a tie); ``teshi: 0`` no longer hides the kuttsuki. Core, plain
+    game and reference agree on the points and the name."""
+    rules = RuleSet.from_dict({"points": {"teshi": teshi, "kuttsuki": kuttsuki}})
+    deck = _deck(BOTH, PLAIN_A, [0, 1, 2, 4, 5, 6, 8, 9])
+    core = KoiKoiCore(1, rules, seed=0)
+    engines = [core.reset(seed=3, options={"dealer": 0, "deck": [deck]}).rounds.records(),
+               KoiKoiGame(rules, seed=0).reset(seed=3, options={"dealer": 0, "deck": deck}).rounds,
+               ReferenceGame(rules, game_seed(3, 0), dealer=0, deck=deck).initial_rounds]
+    for rows in engines:
+        first = rows[0]["yaku"] if rows and rows[0]["turns"] == 0 else None
+        assert first == expected
+
+
 # ------------------------------------------------------------------ scoring alone
 SCORING_RULES = [v[1] for v in VARIANTS[:8]] + [{"preset": "ten-base", "akatan_aotan": a}
                                                  for a in ("combined-10", "combined-15")]
