@@ -23,7 +23,10 @@ a ``"match"`` episode's rewards add up to its result, +1/0/-1, and round rows ca
 A round (or, in ``"match"`` episodes, a match) that ends before the learner's first decision
 is no episode: it is listed in ``info["skipped"]`` and play goes on with the next one. In
 ``"match"`` episodes, rounds of the match finished before that decision (hand yaku, an
-opponent's stop) are rewarded with the learner's first step.
+opponent's stop) are rewarded with the learner's first step. Such a round finished at the
+step that ended the previous episode is listed twice in ``info["round_results"]``: there,
+not ``"rewarded"``, and again by the ``reset()`` that goes on into its match, ``"rewarded"``.
+Count rewarded rows to count each round once.
 """
 
 from __future__ import annotations

@@ -19,7 +19,10 @@ to move is whoever the rules say (``agent_selection``), not a fixed alternation.
   ``"rewarded"``); ``infos[agent]["match_results"]`` the same for matches.
 * Episode ``"round"`` ends with the round played (a hand-yaku round dealt right after it has
   no decision: reported, not rewarded); ``"match"`` ends with the match and rewards every
-  round, hand-yaku rounds included.
+  round, hand-yaku rounds included. A hand-yaku round of the *next* match, dealt right after
+  the match ended, is listed twice: at the step that ended the episode, not ``"rewarded"``,
+  and in the infos of the ``reset()`` that goes on into its match, ``"rewarded"`` (its reward
+  comes with that episode's first step). Count rewarded rows to count each round once.
 
 Turn-based, so no native parallel API (``metadata["is_parallelizable"]`` is False: not for
 ``aec_to_parallel``; PettingZoo's ``turn_based_aec_to_parallel`` wraps it, one mover per step)
