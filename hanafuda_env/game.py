@@ -59,10 +59,7 @@ def splitmix64_int(x: int) -> int:
 
 def game_seed_of(seed: int, index: int = 0) -> int:
     """``core.game_seeds(seed, n)[index]``: the seed of game ``index`` of a seeded batch."""
-    seed = int(seed)
-    if not 0 <= seed <= _M64:
-        raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed}")
-    return splitmix64_int(splitmix64_int(seed) ^ index)
+    return splitmix64_int(splitmix64_int(K.check_seed_value(seed)) ^ index)
 
 
 # Card ids in each 12-bit chunk value, ids offset by the chunk (legal actions of a hand).
@@ -135,9 +132,7 @@ class KoiKoiGame:
         if game_seed is not None:
             if seed is not None:
                 raise ValueError("give seed or game_seed, not both")
-            gs = int(game_seed)
-            if not 0 <= gs <= _M64:
-                raise ValueError(f"game_seed must be an integer in 0..2**64-1, got {gs}")
+            gs = K.check_seed_value(game_seed, "game_seed")
         else:
             if seed is None:
                 seed = int(np.random.SeedSequence().generate_state(1)[0])

@@ -131,6 +131,21 @@ def test_random_play_matches_core(name):
     assert seen.get(exhaustion, 0) > 0
 
 
+@pytest.mark.parametrize("bad", [1.9, True, -1, 2**64, "3"])
+def test_the_plain_game_checks_seeds_as_the_core_does(bad) -> None:
+    """A float, a bool, text or a seed out of range is refused by name (it was truncated or
+    taken as 1), and a refused reset leaves the game as it was."""
+    with pytest.raises(ValueError, match=r"^seed must be an integer in 0 \.\. 2\*\*64 - 1"):
+        KoiKoiGame(seed=bad)
+    with pytest.raises(ValueError, match=r"^seed must be"):
+        KoiKoiCore(1, seed=bad)
+    game = KoiKoiGame(seed=4)
+    before = game.state_dict()
+    with pytest.raises(ValueError, match=r"^game_seed must be an integer"):
+        game.reset(game_seed=bad)
+    assert game.state_dict() == before
+
+
 def test_same_seed_deals_the_same_match():
     for seed in (0, 1, 7, 2**64 - 1, 123456789):
         assert game_seed_of(seed) == int(game_seeds(seed, 1)[0])
