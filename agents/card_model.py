@@ -19,7 +19,7 @@ _MONTH_OF = C.CARD_MONTH.astype(np.intp) - 1  # (48,) month index 0..11 of each 
 # Where a card lies (from one player's view, the opponent to move) and which cards of its
 # month are where decide who will capture it. Features of a card: its place (my hand, the
 # field, unseen) and the number of its month's other cards in my hand (mh), on the field
-# (mf) and unseen (mu), and my cards left (t = hand size / 8).
+# (mf) and unseen (mu), and my turns left (t = my_turns / 8).
 CARD_FEATURES = ("1", "mh>=1", "mh>=2", "mf>=1", "mf>=2", "mu/3", "mu=0", "t", "t*(mh>=1)",
                  "t*(mf>=1)", "t*mu/3")
 HAND, FIELD, UNSEEN = 0, 1, 2
@@ -45,7 +45,8 @@ CARD_MODEL = np.array([
 ])
 
 
-def card_features(hand, field, unseen, my_turns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def card_features(hand: np.ndarray, field: np.ndarray, unseen: np.ndarray, my_turns: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(N, 48) place, (N, 48, F) features and (N, 48) alive flag of every card.
 
     A card is dead when no other card of its month can still be played: nobody can ever
@@ -63,9 +64,11 @@ def card_features(hand, field, unseen, my_turns) -> tuple[np.ndarray, np.ndarray
     return place, feats, (mh + mf + mu) > 0
 
 
-def card_chances(hand, field, unseen, my_turns, model: np.ndarray = CARD_MODEL):
-    """(N, 48) chances that each card in a hand, on the field or unseen ends in my pile and
-    in the opponent's (0 for cards in piles: callers set those)."""
+def card_chances(hand: np.ndarray, field: np.ndarray, unseen: np.ndarray,
+                 my_turns: np.ndarray, model: np.ndarray = CARD_MODEL
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Two (N, 48) arrays: the chance that each card in a hand, on the field or unseen ends
+    in my pile, and in the opponent's (0 for cards in piles: callers set those)."""
     place, feats, alive = card_features(hand, field, unseen, my_turns)
     logits = np.einsum("nkf,nkof->nko", feats, model[place])
     probs = 1.0 / (1.0 + np.exp(-logits))

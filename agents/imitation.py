@@ -2,7 +2,7 @@
 
 PPO from scratch spends most of a short budget rediscovering what a heuristic already
 knows (take brights, stop with a safe lead). Cloning the teacher first — cross-entropy on its
-legal-masked choices, the value head regressed on the Monte Carlo round returns of the same
+legal-masked choices, the value head regressed on the Monte Carlo episode returns of the same
 games — hands PPO a policy at the teacher's level, and self-play then improves on it. A
 privileged critic (``critic: privileged``) is regressed on the same returns from its own
 input, so PPO does not start with an untrained baseline.

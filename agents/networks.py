@@ -131,6 +131,8 @@ def minibatches(n: int, n_minibatches: int, generator: torch.Generator) -> list[
 
 
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities of logits whose illegal entries ``ActorCritic.forward`` has already
+    set to ``MASKED_LOGIT``: they get probability 0 (exp underflows), never NaN."""
     return torch.log_softmax(logits, dim=-1)
 
 

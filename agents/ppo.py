@@ -208,7 +208,9 @@ class Trainer:
         self.network.load_state_dict(payload["model"])
 
     # ---------------------------------------------------------------- rollout
-    def collect(self) -> dict[str, np.ndarray]:
+    def collect(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """One rollout of ``n_steps`` on every env: the learner's rows (the buffer PPO
+        learns from) and what the rollout saw (episode returns, pool results, koi-koi)."""
         cfg, n = self.cfg, self.cfg.n_envs
         shape = (cfg.n_steps, n)
         buf = {

@@ -82,7 +82,7 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
         run_dir = Path(resume)
         latest = run_dir / "checkpoints" / "latest.pt"
         payload = load_checkpoint(latest) if latest.exists() else None
-        # The saved config rules; of ``cfg`` only the keys that may change are taken.
+        # The run's saved config governs; from ``cfg`` only RESUMABLE_KEYS are taken.
         cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
                                       if k in RESUMABLE_KEYS}, payload)
         restart = payload is None

@@ -2,14 +2,16 @@
 
 Every environment takes the same game keywords (``rules``, ``rounds``, ``target_score``,
 ``episode``, ``reward``, ``round_sigma``), and the single-game ones also ``illegal_action``,
-``illegal_reward`` and ``reward_scale``; they are validated here once so that a typo fails
+``illegal_reward`` and ``reward_scale``; they are validated here once (``reward`` and
+``round_sigma`` by ``rewards.check_reward``, which each env calls) so that a typo fails
 loudly with the list of keys that exist instead of being silently ignored.
 
 Episode accounting (:func:`split_rounds`): the core deals the next round, and the next match,
 inside ``step``. A step can therefore finish rounds that belong to the episode being played and
 rounds of the *next* episode (a dealt hand yaku ends its round at once, without decisions).
 Only the former are rewarded now; in ``"match"`` episodes the next match's finished rounds are
-carried to that episode's first step, so an episode's return is always its match score.
+carried to that episode's first step, so an episode's return is always its match's: the
+score in points, or the result (+1/0/-1) with ``reward="match_win"``, times ``reward_scale``.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ points each further card adds. :func:`yaku_table` builds the Koi-Koi table of a 
 the same machinery would score any game whose yaku are card-count patterns (Hana-awase,
 RULES.md §3, is not implemented yet: there is no table for it).
 
-Two scorers read one table: :func:`score_yaku` (one pile, plain Python, a name → points
-dict) and :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown).
+Three scorers read one table: :func:`score_yaku` (one pile, plain Python, a name → points
+dict), :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown) and
+``game_scoring.PileScorer`` (lookup tables for the plain one-game ``KoiKoiGame``).
 """
 
 from __future__ import annotations
