@@ -42,7 +42,7 @@ STOP, KOIKOI = 96, 97
 HAND_SIZE, FIELD_SIZE, STOCK_SIZE = 8, 8, 24
 
 PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
-PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi")
+PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi-or-stop")
 
 _U64 = np.uint64
 _ZERO = _U64(0)

@@ -472,7 +472,7 @@ def test_aec_reset_options_and_rendering(capsys):
         assert env.agent_selection == f"player_{dealer}"
     capsys.readouterr()
     env.step(8)  # the dealer (player_1) plays the curtain and draws the sake cup: hanami-zake
-    assert "decision: koikoi by player_1" in capsys.readouterr().out
+    assert "decision: koikoi-or-stop by player_1" in capsys.readouterr().out
     ansi = koikoi_v0.env(render_mode="ansi", illegal_action="penalize")
     ansi.reset(seed=1)
     board = ansi.render()

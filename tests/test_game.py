@@ -9,6 +9,7 @@ import pytest
 from hanafuda_env.core import (
     DECIDE,
     KOIKOI,
+    PHASE_NAMES,
     STOP,
     IllegalActionError,
     KoiKoiCore,
@@ -249,9 +250,11 @@ def test_illegal_actions_leave_the_state_unchanged():
                 with pytest.raises(IllegalActionError) as theirs:
                     twin.step(np.array([action]))
                 assert str(mine.value) == str(theirs.value)  # same message as the core's
+                assert f" in phase {PHASE_NAMES[game.phase]}; legal actions" in str(mine.value)
             phases_tried.add(game.phase)
         core.step(core.sample_legal_actions(rng))
     assert phases_tried == {0, 1, 2, 3}
+    assert PHASE_NAMES[DECIDE] == "koikoi-or-stop"  # not "koikoi", the name of an action
     game = KoiKoiGame(seed=0)
     for bad in (1.0, "3", True, None):
         with pytest.raises(ValueError):
