@@ -35,6 +35,7 @@ from .core import (
 )
 from .game_scoring import card_mask, game_tables, hand_points, has_full_month
 from .rules import RuleSet, RuleSpec, resolve_rules
+from .scoring import SEVEN_POINTS
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
 
@@ -370,7 +371,7 @@ class KoiKoiGame:
     # ------------------------------------------------------------------------ round end
     def _multiplier(self, base: int, loser_called: bool) -> int:
         t = self._t
-        factor = 2 if base >= 7 and t.seven_point_doubling else 1
+        factor = 2 if base >= SEVEN_POINTS and t.seven_point_doubling else 1
         return factor * t.koikoi_multiplier if loser_called else factor
 
     def _end_by_yaku(self, reason: int) -> GameStepOutcome:

@@ -180,19 +180,21 @@ def batch_scorer(rules: RuleSet) -> BatchScorer:
     return BatchScorer(yaku_table(rules))
 
 
+SEVEN_POINTS = 7  # §2.5: a base of 7 or more doubles (with ``seven_point_doubling``)
+
+
 def round_points(base, loser_called_koikoi, rules: RuleSet):
-    """Round score of the winner from its yaku total (§2.5); scalars or arrays."""
+    """Round score of the winner from its yaku total (§2.5): the base times
+    :func:`round_multiplier`; scalars or arrays."""
     base = np.asarray(base, dtype=np.int32)
-    doubled = base * 2 if rules.seven_point_doubling else base
-    score = np.where(base >= 7, doubled, base)
-    score = np.where(loser_called_koikoi, score * rules.koikoi_multiplier, score)
+    score = base * round_multiplier(base, loser_called_koikoi, rules)
     return score if score.ndim else int(score)
 
 
 def round_multiplier(base, loser_called_koikoi, rules: RuleSet):
     """The factor §2.5 applied to the base (1, 2 or 4), for result records."""
     base = np.asarray(base, dtype=np.int32)
-    factor = np.where((base >= 7) & rules.seven_point_doubling, 2, 1)
+    factor = np.where((base >= SEVEN_POINTS) & rules.seven_point_doubling, 2, 1)
     factor = np.where(loser_called_koikoi, factor * rules.koikoi_multiplier, factor)
     return factor if factor.ndim else int(factor)
 
