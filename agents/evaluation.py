@@ -26,10 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore, game_seeds
+from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.results import END_NAMES
 from hanafuda_env.rules import RuleSpec, resolve_rules
+from hanafuda_env.seeding import game_seeds
 
 from .base import AgentLike
 

@@ -35,6 +35,7 @@ from .results import (
 )
 from .rules import RuleSet, RuleSpec, resolve_rules
 from .scoring import batch_scorer, hand_yaku, month_counts, round_multiplier
+from .seeding import GOLDEN, check_seed_value, game_seeds, is_integer, splitmix64
 
 NUM_ACTIONS = 98
 CHOOSE_OFFSET = 48
@@ -46,42 +47,6 @@ PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi-or-stop")
 
 _U64 = np.uint64
 _ZERO = _U64(0)
-_MIX1, _MIX2, _GOLDEN = _U64(0xBF58476D1CE4E5B9), _U64(0x94D049BB133111EB), _U64(
-    0x9E3779B97F4A7C15)
-
-
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """Counter-based hash: per-game random streams that do not depend on the batch."""
-    z = np.asarray(x, dtype=_U64) + _GOLDEN
-    z = (z ^ (z >> _U64(30))) * _MIX1
-    z = (z ^ (z >> _U64(27))) * _MIX2
-    return z ^ (z >> _U64(31))
-
-
-def game_seeds(seed: int, n_games: int) -> np.ndarray:
-    """Seeds of games 0..n-1 from one integer; game i's seed does not depend on n."""
-    return splitmix64(splitmix64(np.full(n_games, seed, dtype=_U64)) ^ np.arange(n_games,
-                                                                                dtype=_U64))
-
-
-def lone_game_seeds(seeds) -> np.ndarray:
-    """The game seed of each game seeded alone with ``seeds[i]``: ``game_seeds(s, 1)[0]``."""
-    return splitmix64(splitmix64(np.asarray(seeds, dtype=_U64)))  # ^ index 0 is a no-op
-
-
-def is_integer(value) -> bool:
-    """A Python or NumPy integer, not a bool (a count, a seed or an action id)."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def check_seed_value(seed, what: str = "seed", allow_none: bool = False) -> int | None:
-    """``seed`` as an int (or None, if allowed), else a ValueError naming the allowed range."""
-    if seed is None and allow_none:
-        return None
-    if not is_integer(seed) or not 0 <= int(seed) < 2**64:
-        raise ValueError(f"{what} must be {'None or ' if allow_none else ''}an integer in "
-                         f"0 .. 2**64 - 1, got {seed!r}")
-    return int(seed)
 
 
 class IllegalActionError(ValueError):
@@ -128,7 +93,7 @@ class KoiKoiCore:
         """Start new matches in every game.
 
         ``seed``: an int (game i gets a seed derived from it and i) or one game seed per game
-        (used as is, like the ``seeds`` a core holds; ``lone_game_seeds`` gives those of
+        (used as is, like the ``seeds`` a core holds; ``seeding.lone_game_seeds`` gives those of
         games each seeded alone).
         ``options``: ``dealer`` (first dealer, int or per game) and ``deck`` (a 48-card order,
         one for all games or one per game: [0:8] dealer's hand, [8:16] the other hand,
@@ -202,7 +167,7 @@ class KoiKoiCore:
 
     def _random_words(self, games: np.ndarray, salt: int) -> np.ndarray:
         base = splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
-        return splitmix64(base + _U64(salt * int(_GOLDEN) % (1 << 64)))
+        return splitmix64(base + _U64(salt * int(GOLDEN) % (1 << 64)))
 
     def _coin(self, games: np.ndarray) -> np.ndarray:
         """A fair seat choice per game (the first dealer of a match)."""
@@ -210,7 +175,7 @@ class KoiKoiCore:
 
     def _shuffled_decks(self, games: np.ndarray) -> np.ndarray:
         base = splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
-        keys = splitmix64(base[:, None] + np.arange(C.NUM_CARDS, dtype=_U64) * _GOLDEN)
+        keys = splitmix64(base[:, None] + np.arange(C.NUM_CARDS, dtype=_U64) * GOLDEN)
         self.deal_count[games] += _U64(1)
         return np.argsort(keys, axis=1).astype(np.int8)
 

@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from .core import IllegalActionError, check_seed_value, is_integer
+from .core import IllegalActionError
 from .results import END_HAND_YAKU, END_NAMES
 from .rules import RuleSet, RuleSpec, resolve_rules
+from .seeding import check_seed_value, is_integer
 
 EPISODES = ("round", "match")
 ILLEGAL_ACTIONS = ("raise", "penalize")

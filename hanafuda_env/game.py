@@ -36,6 +36,7 @@ from .core import (
 from .game_scoring import card_mask, game_tables, hand_points, has_full_month
 from .rules import RuleSet, RuleSpec, resolve_rules
 from .scoring import SEVEN_POINTS
+from .seeding import check_seed_value
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
 
@@ -51,7 +52,7 @@ _U30, _U27, _U31, _U_MIX1, _U_MIX2 = (np.uint64(v) for v in (30, 27, 31, _MIX1, 
 
 
 def splitmix64_int(x: int) -> int:
-    """``core.splitmix64`` on one Python int (wrapping uint64 arithmetic)."""
+    """``seeding.splitmix64`` on one Python int (wrapping uint64 arithmetic)."""
     z = (x + _GOLDEN) & _M64
     z = ((z ^ (z >> 30)) * _MIX1) & _M64
     z = ((z ^ (z >> 27)) * _MIX2) & _M64
@@ -59,8 +60,8 @@ def splitmix64_int(x: int) -> int:
 
 
 def game_seed_of(seed: int, index: int = 0) -> int:
-    """``core.game_seeds(seed, n)[index]``: the seed of game ``index`` of a seeded batch."""
-    return splitmix64_int(splitmix64_int(K.check_seed_value(seed)) ^ index)
+    """``seeding.game_seeds(seed, n)[index]``: the seed of game ``index`` of a seeded batch."""
+    return splitmix64_int(splitmix64_int(check_seed_value(seed)) ^ index)
 
 
 # Card ids in each 12-bit chunk value, ids offset by the chunk (legal actions of a hand).
@@ -133,7 +134,7 @@ class KoiKoiGame:
         if game_seed is not None:
             if seed is not None:
                 raise ValueError("give seed or game_seed, not both")
-            gs = K.check_seed_value(game_seed, "game_seed")
+            gs = check_seed_value(game_seed, "game_seed")
         else:
             if seed is None:
                 seed = int(np.random.SeedSequence().generate_state(1)[0])
@@ -193,7 +194,7 @@ class KoiKoiGame:
         """Core ``_shuffled_decks``: argsort of 48 per-card splitmix64 keys.
 
         The 48 keys are hashed as one small uint64 vector (the arithmetic of
-        ``core.splitmix64``, in place): NumPy does that about 5x faster than a Python loop.
+        ``seeding.splitmix64``, in place): NumPy does that about 5x faster than a Python loop.
         The keys are distinct (splitmix64 is a bijection), so the order is unambiguous.
         """
         z = _DECK_KEYS_START + np.uint64(self._base_word())

@@ -44,11 +44,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from .core import NUM_ACTIONS, KoiKoiCore, is_integer, lone_game_seeds
+from .core import NUM_ACTIONS, KoiKoiCore
 from .env_options import EnvOptions, check_unknown, make_options, match_boundaries
 from .observation import OBS_DIM, encode_observations, observation_bounds
 from .results import END_HAND_YAKU, MatchResults, RoundResults
 from .rewards import DEFAULT_ROUND_SIGMA, check_reward, match_win_rewards
+from .seeding import is_integer, lone_game_seeds
 
 
 class KoiKoiVectorEnv:

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from hanafuda_env import cards as C
-from hanafuda_env.core import KoiKoiCore, lone_game_seeds
+from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
+from hanafuda_env.seeding import lone_game_seeds
 
 N_STEPS = 200
 

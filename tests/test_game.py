@@ -13,12 +13,11 @@ from hanafuda_env.core import (
     STOP,
     IllegalActionError,
     KoiKoiCore,
-    game_seeds,
-    splitmix64,
 )
 from hanafuda_env.game import KoiKoiGame, game_seed_of, splitmix64_int
 from hanafuda_env.observation import OBS_DIM, encode_game, encode_observations
 from hanafuda_env.rules import resolve_rules
+from hanafuda_env.seeding import game_seeds, splitmix64
 
 RULE_SETS = {
     "nintendo": "nintendo",
