@@ -14,6 +14,7 @@ own move with the best says how much such a step could gain (``benchmarks/bench_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,9 +60,9 @@ class ActionValues:
         return values
 
 
-def estimate_action_values(core: KoiKoiCore, games, policy: AgentLike, n_worlds: int = 64,
-                           mode: str = "resampled", seed: int = 0,
-                           max_batch: int = 32768) -> ActionValues:
+def estimate_action_values(core: KoiKoiCore, games: int | Sequence[int] | np.ndarray,
+                           policy: AgentLike, n_worlds: int = 64, mode: str = "resampled",
+                           seed: int = 0, max_batch: int = 32768) -> ActionValues:
     """Values of every legal action of the chosen games of ``core`` (left unchanged).
 
     ``mode`` is how each world treats the mover's hidden cards (see :data:`MODES`): the fair

@@ -28,7 +28,7 @@ import numpy as np
 
 from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
-from hanafuda_env.results import END_NAMES
+from hanafuda_env.results import END_NAMES, MatchResults, ResetOutcome, RoundResults, StepOutcome
 from hanafuda_env.rules import RuleSpec, resolve_rules
 from hanafuda_env.seeding import game_seeds
 
@@ -217,7 +217,8 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
 class _Wave:
     """Bookkeeping of one wave of games: which match each game is in and what it did."""
 
-    def __init__(self, n: int, seat_a: np.ndarray, sides, yaku_names: tuple[str, ...]):
+    def __init__(self, n: int, seat_a: np.ndarray, sides: tuple[_SideStats, _SideStats],
+                 yaku_names: tuple[str, ...]):
         self.done = np.zeros(n, dtype=bool)
         self.seat_a = seat_a
         self.sides = sides
@@ -227,12 +228,12 @@ class _Wave:
         self.points = np.zeros(n, dtype=np.int64)
         self.reasons: dict[int, int] = {}
 
-    def record(self, outcome) -> None:
+    def record(self, outcome: StepOutcome | ResetOutcome) -> None:
         """A step's or reset's outcome: its rounds, then the matches they ended."""
         self.record_rounds(outcome.rounds, outcome.matches)
         self.record_matches(outcome.matches)
 
-    def record_rounds(self, rounds, matches) -> None:
+    def record_rounds(self, rounds: RoundResults, matches: MatchResults) -> None:
         """Count the rounds of each game's first match only: a match that ends in this step
         (or reset) may be followed at once by hand-yaku rounds of the game's next match."""
         if len(rounds) == 0:
@@ -269,7 +270,7 @@ class _Wave:
                 if count:
                     side.yaku[name] = side.yaku.get(name, 0) + int(count)
 
-    def record_matches(self, matches) -> None:
+    def record_matches(self, matches: MatchResults) -> None:
         for g, winner, scores, rounds in zip(matches.game, matches.winner, matches.scores,
                                              matches.rounds):
             if self.done[g]:

@@ -255,7 +255,8 @@ class ExpertAgent(Agent):
             actions[lone] = np.where(mask[lone, STOP], STOP, KOIKOI)
         return actions
 
-    def _evaluate(self, view: View, rows: np.ndarray, acts: np.ndarray, deciding: np.ndarray):
+    def _evaluate(self, view: View, rows: np.ndarray, acts: np.ndarray, deciding: np.ndarray
+                  ) -> tuple[np.ndarray, Outcomes, np.ndarray]:
         """Values of the card actions and stop/koi-koi choices of the ``deciding`` rows.
 
         All their positions go through one race, so the per-call cost of the many small
@@ -346,8 +347,9 @@ class ExpertAgent(Agent):
         return _Race(p_me, p_opp, win[:n], win[n:], pot[:n], pot[n:], probs[:n], score[:n],
                      probs[n:], score[n:], exhaust)
 
-    def _acquisition(self, hand, field, pile, opp_pile, unseen, my_turns,
-                     draw_now) -> np.ndarray:
+    def _acquisition(self, hand: np.ndarray, field: np.ndarray, pile: np.ndarray,
+                     opp_pile: np.ndarray, unseen: np.ndarray, my_turns: np.ndarray,
+                     draw_now: np.ndarray) -> np.ndarray:
         """(49, 2, N) chances that each card not in a pile ends in my pile ([:, 0]) and in
         the opponent's ([:, 1]): rows as ``ROW_OF_CARD``, row 48 zero padding."""
         n = len(hand)
@@ -375,7 +377,9 @@ class ExpertAgent(Agent):
         chances[48] = 0.0
         return chances
 
-    def _events(self, pile, chances, total, loser_called, breakdown):
+    def _events(self, pile: np.ndarray, chances: np.ndarray, total: np.ndarray,
+                loser_called: np.ndarray, breakdown: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Chance of improving the yaku total, the score if so, expected yaku gains, and
         (events, N) chances and scores of each way to improve.
 
@@ -412,7 +416,8 @@ class ExpertAgent(Agent):
         pot = (probs * gains).sum(axis=0)
         return q, win, pot, probs, score
 
-    def _exhaustion_value(self, view: View, r, total, opp_total, me_called) -> np.ndarray:
+    def _exhaustion_value(self, view: View, r: np.ndarray, total: np.ndarray,
+                          opp_total: np.ndarray, me_called: np.ndarray) -> np.ndarray:
         """What both hands running out would be worth to me (§2.6, §2.8 on_exhaustion)."""
         rules = self.rules
         called = me_called | view.opp_called[r]
@@ -439,7 +444,8 @@ def _weighted(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
     return (probs * values).sum(axis=1)
 
 
-def _race_probabilities(q_me, q_opp, my_turns, opp_turns):
+def _race_probabilities(q_me: np.ndarray, q_opp: np.ndarray, my_turns: np.ndarray,
+                        opp_turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Chances that I / the opponent improve first, turns alternating, opponent first.
 
     Each side's chance over the rest of the round is spread evenly over its turns.

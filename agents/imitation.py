@@ -10,17 +10,24 @@ input, so PPO does not start with an untrained baseline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import torch
 
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
+from .base import AgentLike
 from .networks import CRITIC_INPUT_DIM, ActorCritic, Critic, critic_input, masked_log_probs
 from .networks import minibatches as split_minibatches
 
+if TYPE_CHECKING:
+    from .ppo import Trainer
 
-def collect_teacher_games(env: KoiKoiVectorEnv, teacher, n_steps: int, reward_scale: float,
-                          with_hidden: bool = False, gamma: float = 1.0
+
+def collect_teacher_games(env: KoiKoiVectorEnv, teacher: AgentLike, n_steps: int,
+                          reward_scale: float, with_hidden: bool = False, gamma: float = 1.0
                           ) -> dict[str, np.ndarray]:
     """``n_steps`` decisions per game with the teacher on both seats, plus each decision's
     return (the rest of its seat's episode reward, discounted by ``gamma`` per decision of
@@ -98,7 +105,7 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
     return stats
 
 
-def clone_batch(trainer, env: KoiKoiVectorEnv, teacher) -> dict[str, float]:
+def clone_batch(trainer: Trainer, env: KoiKoiVectorEnv, teacher: AgentLike) -> dict[str, float]:
     """One warm-start batch: ``trainer``'s batch of teacher decisions on ``env``, learned."""
     cfg = trainer.cfg
     data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale, gamma=cfg.gamma,
@@ -108,7 +115,8 @@ def clone_batch(trainer, env: KoiKoiVectorEnv, teacher) -> dict[str, float]:
                       critic=trainer.critic)
 
 
-def warm_start(trainer, env: KoiKoiVectorEnv, writer, progress) -> None:
+def warm_start(trainer: Trainer, env: KoiKoiVectorEnv, writer: Any,
+               progress: Callable[..., Any]) -> None:
     """Clone the teacher's play into ``trainer``'s network (and privileged critic) on
     ``env``, games separate from training's; ``progress`` is a tqdm-like bar factory."""
     from .registry import make_agent

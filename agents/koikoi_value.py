@@ -36,8 +36,9 @@ import numpy as np
 from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
+from hanafuda_env.results import StepOutcome
 from hanafuda_env.rules import RuleSpec, resolve_rules
-from hanafuda_env.scoring import SEVEN_POINTS, batch_scorer, round_points
+from hanafuda_env.scoring import SEVEN_POINTS, BatchScorer, batch_scorer, round_points
 
 from .base import AgentLike
 from .evaluation import Z95
@@ -140,7 +141,8 @@ def _agent_actions(core: KoiKoiCore, agents: Sequence[AgentLike], swap: np.ndarr
     return actions
 
 
-def _record(result: PlayResult, outcome, ids: np.ndarray, active: np.ndarray) -> None:
+def _record(result: PlayResult, outcome: StepOutcome, ids: np.ndarray,
+            active: np.ndarray) -> None:
     rounds = outcome.rounds
     if len(rounds):
         target, first = _first_new(rounds.game, result.round_done, ids, active)
@@ -217,7 +219,7 @@ def decision_features(core: KoiKoiCore, games: np.ndarray | None = None
     }
 
 
-def _one_card_gains(scorer, pile: np.ndarray, free: np.ndarray
+def _one_card_gains(scorer: BatchScorer, pile: np.ndarray, free: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pile: the best rise of the yaku total from one free card, how many free cards
     raise it, and the yaku that the best card completes (-1: a standing one grows)."""
@@ -258,7 +260,7 @@ class DecisionPoints:
     def __getitem__(self, name: str) -> np.ndarray:
         return self.features[name]
 
-    def subset(self, index) -> DecisionPoints:
+    def subset(self, index: np.ndarray | Sequence[int]) -> DecisionPoints:
         """The points at ``index`` (indices or a boolean mask), snapshot included."""
         index = np.arange(len(self))[index]
         if not len(index):
@@ -417,8 +419,8 @@ def estimate_decision_value(snapshot: KoiKoiCore | DecisionPoints, policy: Agent
     return DecisionValues(mode, horizon, k, points, match)
 
 
-def point_worlds(core: KoiKoiCore, games: np.ndarray, points, copies: int, mode: str,
-                 seed: int) -> KoiKoiCore:
+def point_worlds(core: KoiKoiCore, games: np.ndarray, points: np.ndarray | Sequence[int],
+                 copies: int, mode: str, seed: int) -> KoiKoiCore:
     """``rollout_worlds`` of each game, seeded by the seed and its decision point's number
     alone, so the worlds do not depend on how the points are chunked (``max_batch``)."""
     parts = [rollout_worlds(core, games[i:i + 1], copies, mode,

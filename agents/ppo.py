@@ -36,7 +36,8 @@ import torch
 
 from hanafuda_env.core import DECIDE, KOIKOI, STOP
 from hanafuda_env.observation import BLOCK
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.results import RoundResults
+from hanafuda_env.rules import RuleSpec, resolve_rules
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from .networks import (
@@ -288,7 +289,7 @@ class Trainer:
                                                     self.cfg.self_play_fraction)
         self.learner_seat[games] = self.rng.integers(0, 2, len(games))
 
-    def _round_stats(self, rounds, stats: dict, rows: np.ndarray) -> None:
+    def _round_stats(self, rounds: RoundResults, stats: dict, rows: np.ndarray) -> None:
         """Add the round rows selected by ``rows`` to the statistics, as played by the seats
         each game's learner and opponent hold now."""
         for k in np.flatnonzero(rows):
@@ -436,7 +437,7 @@ class Trainer:
         return True
 
 
-def make_env(cfg: PPOConfig, rules, seed: int) -> KoiKoiVectorEnv:
+def make_env(cfg: PPOConfig, rules: RuleSpec, seed: int) -> KoiKoiVectorEnv:
     return KoiKoiVectorEnv(cfg.n_envs, rules=rules, episode=cfg.episode, seed=seed,
                            reward=cfg.reward, round_sigma=cfg.round_sigma)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from hanafuda_env.rules import RuleSet
 
+from .base import AgentLike
 from .networks import ActorCritic
 from .policy import PolicyAgent, policy_weights
 
@@ -41,7 +42,7 @@ class PoolEntry:
 
 
 class OpponentPool:
-    def __init__(self, rules: RuleSet, baselines: list[str], network_kwargs: dict[str, int],
+    def __init__(self, rules: RuleSet, baselines: list[str], network_kwargs: dict[str, Any],
                  max_snapshots: int = 10, pfsp_power: float = 2.0, score_decay: float = 0.02):
         self.rules = rules
         self.network_kwargs = dict(network_kwargs)
@@ -84,7 +85,7 @@ class OpponentPool:
             if entry.kind == "baseline" and os.path.isfile(entry.name):
                 self.agent(index)
 
-    def agent(self, index: int):
+    def agent(self, index: int) -> AgentLike:
         """The playing agent of entry ``index``, built once."""
         if index not in self._agents:
             entry = self.entries[index]

@@ -18,6 +18,8 @@ that ended at its deal the same way (:class:`ResetOutcome`). The result tables l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import cards as C
@@ -89,7 +91,8 @@ class KoiKoiCore:
         self.reset(seed=seed)
 
     # ----------------------------------------------------------------- setup
-    def reset(self, seed=None, options: dict | None = None) -> ResetOutcome:
+    def reset(self, seed: int | Sequence[int] | np.ndarray | None = None,
+              options: dict | None = None) -> ResetOutcome:
         """Start new matches in every game.
 
         ``seed``: an int (game i gets a seed derived from it and i) or one game seed per game
@@ -116,7 +119,8 @@ class KoiKoiCore:
         reward, rounds, match_over, matches = self._results(parts, match_parts)
         return ResetOutcome(reward, match_over, rounds, matches)
 
-    def check_reset(self, seed=None, options: dict | None = None
+    def check_reset(self, seed: int | Sequence[int] | np.ndarray | None = None,
+                    options: dict | None = None
                     ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
         """``reset``'s checked game seeds (None for no seed), deck and dealer: envs call
         this before changing anything, so a rejected reset leaves them as they were."""
@@ -143,7 +147,8 @@ class KoiKoiCore:
                 raise ValueError(f"dealer must be 0 or 1, got {options['dealer']!r}")
         return seeds, deck, dealer
 
-    def _check_deck(self, deck) -> np.ndarray:
+    def _check_deck(self, deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]]
+                    ) -> np.ndarray:
         deck = np.asarray(deck)
         if deck.ndim == 1:
             deck = np.broadcast_to(deck, (self.n_games, C.NUM_CARDS))
@@ -278,7 +283,7 @@ class KoiKoiCore:
             f"No game was changed.")
 
     # ------------------------------------------------------------------ step
-    def step(self, actions) -> StepOutcome:
+    def step(self, actions: np.ndarray | Sequence[int]) -> StepOutcome:
         """Apply one action per game for its player to move; see the module docstring."""
         given = np.asarray(actions)
         if given.shape != (self.n_games,) or not np.issubdtype(given.dtype, np.integer):
@@ -324,7 +329,8 @@ class KoiKoiCore:
         deciding = phase == DECIDE
         return self._after_turn(ending, deciding, actions, hand, pile)
 
-    def _after_turn(self, ending, deciding, actions, hand, pile) -> StepOutcome:
+    def _after_turn(self, ending: np.ndarray, deciding: np.ndarray, actions: np.ndarray,
+                    hand: np.ndarray, pile: np.ndarray) -> StepOutcome:
         """End-of-turn yaku check (§2.4), koi-koi decisions and round ends (§2.6)."""
         mover = self.mover
         previous = np.where(mover == 0, self.yaku_total[:, 0], self.yaku_total[:, 1])
@@ -367,7 +373,9 @@ class KoiKoiCore:
         return reward, rounds, match_over, matches
 
     # ------------------------------------------------------------ round end
-    def _end_rounds(self, wins, stops, exhausted, called_before, parts, match_parts) -> None:
+    def _end_rounds(self, wins: np.ndarray, stops: np.ndarray, exhausted: np.ndarray,
+                    called_before: np.ndarray, parts: list[RoundResults],
+                    match_parts: list[MatchResults]) -> None:
         by_yaku = np.flatnonzero(wins | stops)
         done = []
         if len(by_yaku):
@@ -394,7 +402,8 @@ class KoiKoiCore:
                                             parts, match_parts))
         self._deal(np.concatenate(done), parts, match_parts)
 
-    def _exhaustion_outcome(self, games: np.ndarray):
+    def _exhaustion_outcome(self, games: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Winner (-1: no game), base, multiplier and whether the base is a yaku total, when
         both hands ran out (§2.6, §2.8)."""
         rule = self.rules.on_exhaustion
@@ -427,8 +436,10 @@ class KoiKoiCore:
         return (winner.astype(np.int8), base.astype(np.int32), multiplier.astype(np.int32),
                 by_total)
 
-    def _finish_rounds(self, games, winner, base, multiplier, reason, yaku, parts,
-                       match_parts) -> np.ndarray:
+    def _finish_rounds(self, games: np.ndarray, winner: np.ndarray, base: np.ndarray,
+                       multiplier: np.ndarray, reason: np.ndarray, yaku: np.ndarray,
+                       parts: list[RoundResults], match_parts: list[MatchResults]
+                       ) -> np.ndarray:
         """Record rounds, move match scores and dealers, close finished matches.
 
         Returns the games to deal again (all of them: finished matches start anew).
@@ -470,7 +481,8 @@ class KoiKoiCore:
         return games
 
     # ------------------------------------------------------------- branching
-    def fork(self, games, copies: int = 1, seed: int | None = None) -> KoiKoiCore:
+    def fork(self, games: int | np.integer | Sequence[int] | np.ndarray, copies: int = 1,
+             seed: int | None = None) -> KoiKoiCore:
         """A new batch holding copies of the chosen games (each ``copies`` times, in order).
 
         Every copy continues exactly like its source; give ``seed`` to draw the future
@@ -496,7 +508,8 @@ class KoiKoiCore:
             clone.seeds[:] = game_seeds(seed, clone.n_games)
         return clone
 
-    def resample_hidden(self, seat, rng: np.random.Generator, games=None) -> None:
+    def resample_hidden(self, seat: int | np.ndarray, rng: np.random.Generator,
+                        games: Sequence[int] | np.ndarray | None = None) -> None:
         """Shuffle what ``seat`` cannot see — the other hand and the undrawn stock — among
         themselves, keeping their sizes: a world consistent with ``seat``'s information."""
         games = self._games if games is None else np.atleast_1d(games)
@@ -510,7 +523,8 @@ class KoiKoiCore:
             self.hands[g, other] = C.mask_of(order[:n_hand])
             self.stock[g, pos:] = order[n_hand:]
 
-    def shuffle_stock(self, rng: np.random.Generator, games=None) -> None:
+    def shuffle_stock(self, rng: np.random.Generator,
+                      games: Sequence[int] | np.ndarray | None = None) -> None:
         """Reshuffle the undrawn stock only (both hands kept): a world where a player knows
         the opponent's hand but not the order of the draws still to come."""
         games = self._games if games is None else np.atleast_1d(games)
@@ -543,7 +557,8 @@ def _has_full_month(field: np.ndarray) -> np.ndarray:
     return (month_counts(field) == 4).any(axis=1)
 
 
-def _place(field, pile, card, active):
+def _place(field: np.ndarray, pile: np.ndarray, card: np.ndarray, active: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``card`` onto the field where ``active`` (§2.2): place, capture, or ask to choose."""
     matches = field & C.MONTH_MASK_OF_CARD[card]
     count = np.bitwise_count(matches)

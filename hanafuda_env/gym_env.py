@@ -55,6 +55,7 @@ from .game import KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
 from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
+from .rules import RuleSpec
 
 RESET_OPTIONS = ("dealer", "deck", "learner_seat")
 # What reset/step change besides the game and the RNG: saved so a failed call is undone.
@@ -81,7 +82,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, opponent: Any = None, *, learner_seat: int | None = None,
-                 rules: Any = None, rounds: int | None = None, target_score: int | None = None,
+                 rules: RuleSpec = None, rounds: int | None = None, target_score: int | None = None,
                  episode: str = "round", illegal_action: str = "penalize",
                  illegal_reward: float = -1.0, reward_scale: float = 1.0,
                  reward: str = "points", round_sigma: float = DEFAULT_ROUND_SIGMA,

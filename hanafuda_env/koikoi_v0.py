@@ -68,6 +68,7 @@ from .game import GameStepOutcome, KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
 from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
+from .rules import RuleSpec
 
 AGENTS = ("player_0", "player_1")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -188,7 +189,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     metadata = {"name": "koikoi_v0", "render_modes": ["ansi", "human"],
                 "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, *, rules: Any = None, rounds: int | None = None,
+    def __init__(self, *, rules: RuleSpec = None, rounds: int | None = None,
                  target_score: int | None = None, episode: str = "round",
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
                  reward_scale: float = 1.0, reward: str = "points",

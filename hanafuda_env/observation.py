@@ -31,6 +31,7 @@ import numpy as np
 from . import cards as C
 from .core import HAND_SIZE, STOCK_SIZE, KoiKoiCore
 from .game import KoiKoiGame
+from .rules import RuleSet
 
 CARD_BLOCKS = ("hand", "field", "own_pile", "opp_pile", "unseen", "pending")
 SCALAR_NAMES = (
@@ -58,7 +59,7 @@ SCALAR_INDEX = {name: BLOCK["scalars"].start + i for i, name in enumerate(SCALAR
 TOTAL_CLIP, SCORE_CLIP = 10.0, 10.0
 
 
-def score_unit(rules) -> float:
+def score_unit(rules: RuleSet) -> float:
     """What yaku totals and scores are divided by: ten points of the rule set's unit
     (``points.extra_card``, at least 1), so both rule sets give similar magnitudes."""
     return 10.0 * max(rules.points.extra_card, 1)
@@ -75,8 +76,8 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = None
-                        ) -> np.ndarray:
+def encode_observations(core: KoiKoiCore, seats: int | np.ndarray | None = None,
+                        out: np.ndarray | None = None) -> np.ndarray:
     """(B, OBS_DIM) float32 observations of ``seats`` (default: the player to move)."""
     seats = core.mover if seats is None else np.broadcast_to(np.asarray(seats), core.mover.shape)
     b = core.n_games
@@ -121,7 +122,7 @@ def encode_observations(core: KoiKoiCore, seats=None, out: np.ndarray | None = N
 HIDDEN_DIM = 2 * 48  # the opponent's hand, then the stock's draw order
 
 
-def encode_hidden(core: KoiKoiCore, seats=None) -> np.ndarray:
+def encode_hidden(core: KoiKoiCore, seats: int | np.ndarray | None = None) -> np.ndarray:
     """(B, HIDDEN_DIM) float32: what ``seats`` (default: the player to move) cannot see.
 
     The first block is the opponent's hand (1 = holds the card); the second is the undrawn

@@ -183,7 +183,8 @@ def batch_scorer(rules: RuleSet) -> BatchScorer:
 SEVEN_POINTS = 7  # §2.5: a base of 7 or more doubles (with ``seven_point_doubling``)
 
 
-def round_points(base, loser_called_koikoi, rules: RuleSet):
+def round_points(base: int | np.ndarray, loser_called_koikoi: bool | np.ndarray,
+                 rules: RuleSet) -> int | np.ndarray:
     """Round score of the winner from its yaku total (§2.5): the base times
     :func:`round_multiplier`; scalars or arrays."""
     base = np.asarray(base, dtype=np.int32)
@@ -191,7 +192,8 @@ def round_points(base, loser_called_koikoi, rules: RuleSet):
     return score if score.ndim else int(score)
 
 
-def round_multiplier(base, loser_called_koikoi, rules: RuleSet):
+def round_multiplier(base: int | np.ndarray, loser_called_koikoi: bool | np.ndarray,
+                     rules: RuleSet) -> int | np.ndarray:
     """The factor §2.5 applied to the base (1, 2 or 4), for result records."""
     base = np.asarray(base, dtype=np.int32)
     factor = np.where((base >= SEVEN_POINTS) & rules.seven_point_doubling, 2, 1)

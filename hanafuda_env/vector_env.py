@@ -38,6 +38,7 @@ array returned by ``reset``/``step`` is overwritten by the next call: copy it to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,7 @@ from .env_options import EnvOptions, check_unknown, make_options, match_boundari
 from .observation import OBS_DIM, encode_observations, observation_bounds
 from .results import END_HAND_YAKU, MatchResults, RoundResults
 from .rewards import DEFAULT_ROUND_SIGMA, check_reward, match_win_rewards
+from .rules import RuleSpec
 from .seeding import is_integer, lone_game_seeds
 
 
@@ -57,7 +59,7 @@ class KoiKoiVectorEnv:
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, n_envs: int, rules: Any = None, episode: str = "round",
+    def __init__(self, n_envs: int, rules: RuleSpec = None, episode: str = "round",
                  seed: int | None = None, rounds: int | None = None,
                  target_score: int | None = None, reward: str = "points",
                  round_sigma: float = DEFAULT_ROUND_SIGMA, **unknown: Any):
@@ -87,8 +89,8 @@ class KoiKoiVectorEnv:
         self._has_carry = False
 
     # ------------------------------------------------------------------ reset
-    def reset(self, seed: int | None = None, options: dict | None = None
-              ) -> tuple[np.ndarray, dict]:
+    def reset(self, seed: int | Sequence[int] | np.ndarray | None = None,
+              options: dict | None = None) -> tuple[np.ndarray, dict]:
         """New matches in every game. ``seed`` (else the constructor's on the first reset,
         else one drawn from the env's generator) seeds the games as ``KoiKoiCore`` does,
         except that a list gives one seed per env: env i plays as a lone env seeded
