@@ -220,10 +220,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._rewarded = False  # self.rewards holds non-zero values from the last step
         self._legal = _NO_LEGAL  # the mover's mask as bytes: checks without NumPy
         self._mask: np.ndarray | None = None  # the mover's mask array, as handed out
-        self.rewards = {a: 0.0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[0]
 
@@ -364,12 +364,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # As PettingZoo's TerminateIllegalWrapper: the offender gets illegal_reward (unscaled),
         # the others 0, and the episode ends for everyone (a termination, not a truncation).
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in AGENTS}
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
         self.rewards[agent] = self.options.illegal_reward
         self._rewarded = True
         self._accumulate_rewards()
         self._final = self.game.copy()
-        self.terminations = {a: True for a in AGENTS}
+        self.terminations = dict.fromkeys(AGENTS, True)
         for a in AGENTS:  # the others learn who erred, never the offender's options or move
             self.infos[a]["illegal_action"] = (
                 {"agent": agent, "action": action, "legal_actions": legal} if a == agent
