@@ -85,7 +85,6 @@ class ActorCritic(nn.Module):
     def __init__(self, obs_dim: int = OBS_DIM, hidden: int = 256, layers: int = 2,
                  n_actions: int = NUM_ACTIONS, card_features: bool = False):
         super().__init__()
-        self.hidden, self.layers = hidden, layers
         self.features = CardFeatures() if card_features else nn.Identity()
         width = obs_dim + (CardFeatures.size if card_features else 0)
         self.trunk = nn.Sequential(*mlp_layers(width, hidden, layers))
