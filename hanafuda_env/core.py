@@ -127,7 +127,8 @@ class KoiKoiCore:
         options = dict(options or {})
         unknown = set(options) - {"dealer", "deck"}
         if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
+            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}; "
+                             "allowed: dealer, deck")
         seeds = None
         if seed is not None and np.ndim(seed) == 0:
             seeds = game_seeds(check_seed_value(seed), self.n_games)

@@ -58,10 +58,15 @@ class RenderModeError(ValueError, TypeError):
     "rgb_array") then build the env."""
 
 
+def one_of(name: str, value: Any, allowed: Iterable[Any]) -> str:
+    """The message for a value outside a fixed set, worded the same everywhere."""
+    return f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}"
+
+
 def check_render_mode(render_mode: Any, modes: list[str]) -> None:
     if render_mode is not None and render_mode not in modes:
-        raise RenderModeError(f"render_mode must be one of {modes} or None, got "
-                              f"{render_mode!r} (the board is rendered as text only)")
+        raise RenderModeError(one_of("render_mode", render_mode, [*modes, None])
+                              + " (the board is rendered as text only)")
 
 
 def check_number(name: str, value: Any, positive: bool = False) -> float:
@@ -100,10 +105,9 @@ def make_options(rules: RuleSpec = None, rounds: int | None = None,
     if changes:
         ruleset = ruleset.replace(**changes)  # validated by RuleSet (RuleError is a ValueError)
     if episode not in EPISODES:
-        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        raise ValueError(one_of("episode", episode, EPISODES))
     if illegal_action not in ILLEGAL_ACTIONS:
-        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got "
-                         f"{illegal_action!r}")
+        raise ValueError(one_of("illegal_action", illegal_action, ILLEGAL_ACTIONS))
     return EnvOptions(ruleset, episode, illegal_action,
                       check_number("illegal_reward", illegal_reward),
                       check_number("reward_scale", reward_scale, positive=True))

@@ -159,7 +159,8 @@ class KoiKoiGame:
         options = dict(options or {})
         unknown = set(options) - {"dealer", "deck"}
         if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: dealer, deck")
+            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}; "
+                             "allowed: dealer, deck")
         deck = None
         if options.get("deck") is not None:
             deck = cls._check_deck(options["deck"])

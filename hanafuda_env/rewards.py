@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .env_options import check_number, match_boundaries
+from .env_options import check_number, match_boundaries, one_of
 from .results import MatchResults, RoundResults
 from .rules import RuleSet
 
@@ -36,8 +36,7 @@ ROW_FIELDS = {"points": "reward", "match_win": "match_win"}
 
 def check_reward(kind: str, sigma: float) -> None:
     if kind not in REWARD_KINDS:
-        raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_KINDS))}, "
-                         f"got {kind!r}")
+        raise ValueError(one_of("reward", kind, REWARD_KINDS))
     check_number("round_sigma", sigma, positive=True)
 
 

@@ -247,3 +247,26 @@ def test_illegal_action_errors_report_the_value_given():
         with pytest.raises(IllegalActionError, match="18446744073709551615") as error:
             call()
         assert "action -1" not in str(error.value)
+
+
+@pytest.mark.parametrize("make", [lambda **kw: koikoi_v0.raw_env(**kw),
+                                  lambda **kw: KoiKoiSingleAgentEnv(**kw)])
+@pytest.mark.parametrize(("option", "message"), [
+    ({"episode": "game"}, "episode must be one of 'round', 'match', got 'game'"),
+    ({"illegal_action": "skip"},
+     "illegal_action must be one of 'raise', 'penalize', got 'skip'"),
+    ({"render_mode": "rgb_array"},
+     "render_mode must be one of 'ansi', 'human', None, got 'rgb_array'"),
+    ({"reward": "wins"}, "reward must be one of 'points', 'match_win', got 'wins'"),
+])
+def test_a_value_outside_its_set_is_named_with_every_allowed_value(make, option: dict,
+                                                                   message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        make(**option)
+    assert str(error.value).startswith(message)
+
+
+def test_an_unknown_reset_option_is_named_with_the_allowed_ones() -> None:
+    with pytest.raises(ValueError, match=r"^unknown reset option\(s\) 'dealr'; allowed: "
+                                         r"dealer, deck$"):
+        KoiKoiCore(1, seed=0).reset(seed=0, options={"dealr": 1})
