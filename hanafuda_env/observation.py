@@ -103,18 +103,21 @@ def encode_observations(core: KoiKoiCore, seats: int | np.ndarray | None = None,
     own_total = np.where(mine, core.yaku_total[:, 0], core.yaku_total[:, 1])
     opp_total = np.where(mine, core.yaku_total[:, 1], core.yaku_total[:, 0])
     diff = np.where(mine, 1, -1) * (core.match_score[:, 0] - core.match_score[:, 1])
-    s = BLOCK["scalars"].start
-    obs[:, s + 0] = (STOCK_SIZE - core.stock_pos) / STOCK_SIZE
-    obs[:, s + 1] = np.bitwise_count(own_hand) / HAND_SIZE
-    obs[:, s + 2] = np.bitwise_count(opp_hand) / HAND_SIZE
-    obs[:, s + 3] = own_calls > 0
-    obs[:, s + 4] = opp_calls > 0
-    obs[:, s + 5] = np.minimum(own_total / unit, TOTAL_CLIP)
-    obs[:, s + 6] = np.minimum(opp_total / unit, TOTAL_CLIP)
-    obs[:, s + 7] = core.dealer == seats
-    obs[:, s + 8] = core.round_index / rules.rounds
-    obs[:, s + 9] = (rules.rounds - core.round_index) / rules.rounds
-    obs[:, s + 10] = np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP)
+    scalars = {
+        "stock_left": (STOCK_SIZE - core.stock_pos) / STOCK_SIZE,
+        "own_hand_size": np.bitwise_count(own_hand) / HAND_SIZE,
+        "opp_hand_size": np.bitwise_count(opp_hand) / HAND_SIZE,
+        "own_called_koikoi": own_calls > 0,
+        "opp_called_koikoi": opp_calls > 0,
+        "own_yaku_total": np.minimum(own_total / unit, TOTAL_CLIP),
+        "opp_yaku_total": np.minimum(opp_total / unit, TOTAL_CLIP),
+        "is_dealer": core.dealer == seats,
+        "round_progress": core.round_index / rules.rounds,
+        "rounds_left": (rules.rounds - core.round_index) / rules.rounds,
+        "score_diff": np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP),
+    }
+    for name in SCALAR_NAMES:  # every scalar written, by name
+        obs[:, SCALAR_INDEX[name]] = scalars[name]
     return obs
 
 
@@ -181,7 +184,7 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     own_total = totals[seat] / unit
     opp_total = totals[other] / unit
     diff = (score[seat] - score[other]) / unit
-    scalars = (
+    scalars = (  # in SCALAR_NAMES order (tests compare this with encode_observations)
         (STOCK_SIZE - game.stock_pos) / STOCK_SIZE,
         own_hand.bit_count() / HAND_SIZE,
         opp_hand.bit_count() / HAND_SIZE,
