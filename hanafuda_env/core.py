@@ -43,6 +43,10 @@ NUM_ACTIONS = 98
 CHOOSE_OFFSET = 48
 STOP, KOIKOI = 96, 97
 HAND_SIZE, FIELD_SIZE, STOCK_SIZE = 8, 8, 24
+# Where a dealt deck order puts its cards (``reset``'s ``deck`` option, every shuffle).
+DEALER_HAND, OTHER_HAND = slice(0, HAND_SIZE), slice(HAND_SIZE, 2 * HAND_SIZE)
+FIELD_CARDS = slice(2 * HAND_SIZE, 2 * HAND_SIZE + FIELD_SIZE)
+STOCK_CARDS = slice(FIELD_CARDS.stop, FIELD_CARDS.stop + STOCK_SIZE)
 
 PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
 PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi-or-stop")
@@ -158,7 +162,7 @@ class KoiKoiCore:
                              f"got {deck.shape}")
         if not (np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
             raise ValueError("deck must hold each card id 0..47 exactly once")
-        field = self._rows_to_bits(deck[:, 16:24])
+        field = self._rows_to_bits(deck[:, FIELD_CARDS])
         full = _has_full_month(field)
         if full.any():
             g = int(np.flatnonzero(full)[0])
@@ -191,19 +195,20 @@ class KoiKoiCore:
         while len(games):
             decks = deck if deck is not None else self._shuffled_decks(games)
             deck = None
-            field = self._rows_to_bits(decks[:, 16:24])
+            field = self._rows_to_bits(decks[:, FIELD_CARDS])
             redeal = _has_full_month(field)  # §2.1, before hand yaku (§2.7)
             while redeal.any():
                 again = games[redeal]
                 decks[redeal] = self._shuffled_decks(again)
-                field[redeal] = self._rows_to_bits(decks[redeal, 16:24])
+                field[redeal] = self._rows_to_bits(decks[redeal, FIELD_CARDS])
                 redeal = _has_full_month(field)
             dealer = self.dealer[games]
-            first, second = self._rows_to_bits(decks[:, 0:8]), self._rows_to_bits(decks[:, 8:16])
+            first = self._rows_to_bits(decks[:, DEALER_HAND])
+            second = self._rows_to_bits(decks[:, OTHER_HAND])
             self.hands[games, dealer] = first
             self.hands[games, 1 - dealer] = second
             self.field[games] = field
-            self.stock[games] = decks[:, 24:]
+            self.stock[games] = decks[:, STOCK_CARDS]
             self.stock_pos[games] = 0
             self.piles[games] = 0
             self.mover[games] = dealer

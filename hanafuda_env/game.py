@@ -25,9 +25,13 @@ from .core import (
     CHOOSE_DRAWN,
     CHOOSE_OFFSET,
     CHOOSE_PLAYED,
+    DEALER_HAND,
     DECIDE,
+    FIELD_CARDS,
     KOIKOI,
+    OTHER_HAND,
     PLAY,
+    STOCK_CARDS,
     STOCK_SIZE,
     STOP,
     IllegalActionError,
@@ -177,7 +181,7 @@ class KoiKoiGame:
         if not (np.sort(cards) == np.arange(C.NUM_CARDS)).all():
             raise ValueError("deck must hold each card id 0..47 exactly once")
         order = [int(c) for c in cards]
-        field = card_mask(order[16:24])
+        field = card_mask(order[FIELD_CARDS])
         if has_full_month(field):
             raise ValueError(f"game 0: the given deck puts all four cards of a month on the "
                              f"field ({C.describe(field)}); such a deal is redealt by the "
@@ -214,15 +218,15 @@ class KoiKoiGame:
         while True:
             order = deck if deck is not None else self._shuffled_deck()
             deck = None
-            field = card_mask(order[16:24])
+            field = card_mask(order[FIELD_CARDS])
             while has_full_month(field):  # §2.1, before hand yaku (§2.7)
                 order = self._shuffled_deck()
-                field = card_mask(order[16:24])
+                field = card_mask(order[FIELD_CARDS])
             dealer = self.dealer
-            first, second = card_mask(order[0:8]), card_mask(order[8:16])
+            first, second = card_mask(order[DEALER_HAND]), card_mask(order[OTHER_HAND])
             self.hands = [first, second] if dealer == 0 else [second, first]
             self.field = field
-            self.stock = order[24:]
+            self.stock = order[STOCK_CARDS]
             self.stock_pos = 0
             self.piles = [0, 0]
             self.mover = dealer
