@@ -106,6 +106,10 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
     # share the step axis, so an early resume that would hide part of them keeps the tail.
     warm_steps = (0 if cfg.init_checkpoint is not None else
                   -(-cfg.warmstart_decisions // trainer.batch_steps) * trainer.batch_steps)
-    purge_step = (0 if restart else trainer.global_step + 1
-                  if resume is not None and trainer.global_step >= warm_steps else None)
+    if restart:  # a resumed run with no checkpoint yet starts over: hide everything
+        purge_step = 0
+    elif resume is not None and trainer.global_step >= warm_steps:
+        purge_step = trainer.global_step + 1  # hide what came after the checkpoint
+    else:  # a fresh run, or a resume inside the warm start: keep every event
+        purge_step = None
     return trainer, run_dir, SummaryWriter(str(run_dir), purge_step=purge_step)
