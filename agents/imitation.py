@@ -19,8 +19,15 @@ import torch
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 from .base import AgentLike
-from .networks import CRITIC_INPUT_DIM, ActorCritic, Critic, critic_input, masked_log_probs
-from .networks import minibatches as split_minibatches
+from .networks import (
+    CRITIC_INPUT_DIM,
+    ActorCritic,
+    Critic,
+    critic_input,
+    masked_log_probs,
+    minibatches,
+)
+from .ppo import compute_gae  # the same two-seat credit assignment as training
 
 if TYPE_CHECKING:
     from .ppo import Trainer
@@ -33,20 +40,16 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher: AgentLike, n_steps: int
     return (the rest of its seat's episode reward, discounted by ``gamma`` per decision of
     that seat, as PPO's value targets are) and, ``with_hidden``, the privileged critic's
     input (observation and hidden cards)."""
-    from .ppo import compute_gae  # the same two-seat credit assignment as training
-
     n = env.n_envs
-    obs, info = env.observe(env.core.mover), {"action_mask": env.core.legal_action_mask(),
-                                                "seat": env.core.mover}
+    obs, mask, seat = env.observe(env.core.mover), env.core.legal_action_mask(), env.core.mover
     data = {"obs": np.zeros((n_steps, n, obs.shape[1]), dtype=np.float32),
-            "mask": np.zeros((n_steps, n, info["action_mask"].shape[1]), dtype=bool),
+            "mask": np.zeros((n_steps, n, mask.shape[1]), dtype=bool),
             "action": np.zeros((n_steps, n), dtype=np.int64),
             "seat": np.zeros((n_steps, n), dtype=np.int64),
             "reward": np.zeros((n_steps, n, 2), dtype=np.float32),
             "done": np.zeros((n_steps, n), dtype=bool)}
     if with_hidden:
         data["critic_obs"] = np.zeros((n_steps, n, CRITIC_INPUT_DIM), dtype=np.float32)
-    mask, seat = info["action_mask"], info["seat"]
     for t in range(n_steps):
         if with_hidden:
             data["critic_obs"][t] = critic_input(obs, env.core)
@@ -71,7 +74,7 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher: AgentLike, n_steps: int
 
 
 def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
-               data: dict[str, np.ndarray], epochs: int, minibatches: int, vf_coef: float,
+               data: dict[str, np.ndarray], epochs: int, n_minibatches: int, vf_coef: float,
                max_grad_norm: float, generator: torch.Generator,
                critic: Critic | None = None) -> dict[str, float]:
     """Supervised epochs on one batch of teacher decisions; returns the last losses.
@@ -85,7 +88,7 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
     stats = {"imitation/policy_loss": nan, "imitation/value_loss": nan,
              "imitation/accuracy": nan}
     for _ in range(epochs):
-        for idx in split_minibatches(n, minibatches, generator):
+        for idx in minibatches(n, n_minibatches, generator):
             logits, value = network(flat["obs"][idx], flat["mask"][idx])
             log_probs = masked_log_probs(logits)
             target = flat["action"][idx]
