@@ -35,7 +35,7 @@ class PoolEntry:
     # "model" and "network", read once (a resumed run plays them even if the file changed)
     state: dict[str, Any] | None = None
     score: float = 0.5  # the learner's recent result against it: 1 win, 0.5 draw, 0 loss
-    rounds: int = 0
+    rounds: int = 0  # episodes finished against it (rounds, or matches with episode: match)
     elo: float = ELO_START
     made: int = -1  # snapshot number (order of creation); -1 for baselines
     retired: bool = False  # replaced by a newer snapshot: never drawn, its games finish
