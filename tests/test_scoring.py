@@ -13,11 +13,13 @@ import pytest
 from hanafuda_env import cards as C
 from hanafuda_env.rules import NINTENDO, TEN_BASE, RuleSet
 from hanafuda_env.scoring import (
+    YAKU_NAMES,
     batch_scorer,
     hand_yaku_points,
     round_multiplier,
     round_points,
     score_yaku,
+    yaku_table,
     yaku_total,
 )
 
@@ -341,3 +343,14 @@ def test_batch_scorer_keeps_leading_shape() -> None:
     bits = np.array([[C.mask_of(AKATAN), C.mask_of([CRANE, CURTAIN, MOON])]] * 2,
                     dtype=np.uint64)
     assert batch_scorer(NINTENDO).totals(bits).tolist() == [[5, 5], [5, 5]]
+
+
+@pytest.mark.parametrize("rules", [NINTENDO, TEN_BASE, NINTENDO.replace(akatan_aotan="separate"),
+                                   NINTENDO.replace(hanami_tsukimi=False)])
+def test_every_yaku_table_keeps_the_order_of_yaku_names(rules: RuleSet) -> None:
+    """Breakdowns, result tables and logs list yaku in YAKU_NAMES order; a rule set only
+    leaves some out (the default keeps them all)."""
+    names = [y.name for y in yaku_table(rules)]
+    assert names == [n for n in YAKU_NAMES if n in names]
+    if rules == NINTENDO:
+        assert tuple(names) == YAKU_NAMES
