@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from hanafuda_env import cards as C
+from hanafuda_env.core import HAND_SIZE
 from hanafuda_env.scoring import month_counts
 
 _U64 = np.uint64
@@ -57,7 +58,7 @@ def card_features(hand: np.ndarray, field: np.ndarray, unseen: np.ndarray, my_tu
     mates = month_counts(sets).astype(np.float64)[:, :, _MONTH_OF] - where
     mh, mf, mu = mates[:, 0], mates[:, 1], np.clip(mates[:, 2], 0, 3)
     place = np.where(where[:, 0], HAND, np.where(where[:, 1], FIELD, UNSEEN))
-    t = np.broadcast_to((np.asarray(my_turns, dtype=np.float64) / 8.0)[:, None], mh.shape)
+    t = np.broadcast_to((np.asarray(my_turns, dtype=np.float64) / HAND_SIZE)[:, None], mh.shape)
     h1, f1, u = (mh >= 1) * 1.0, (mf >= 1) * 1.0, mu / 3.0
     feats = np.stack([np.ones_like(mh), h1, (mh >= 2) * 1.0, f1, (mf >= 2) * 1.0, u,
                       (mu == 0) * 1.0, t, t * h1, t * f1, t * u], axis=-1)

@@ -13,7 +13,7 @@ from math import erf, sqrt
 import numpy as np
 
 from hanafuda_env import cards as C
-from hanafuda_env.core import CHOOSE_PLAYED, KOIKOI, PLAY, STOP
+from hanafuda_env.core import CHOOSE_PLAYED, HAND_SIZE, KOIKOI, PLAY, STOP
 from hanafuda_env.rules import RuleSpec
 from hanafuda_env.scoring import batch_scorer, round_points, yaku_table
 
@@ -458,7 +458,7 @@ def _race_probabilities(q_me: np.ndarray, q_opp: np.ndarray, my_turns: np.ndarra
     alive = np.ones_like(h_me)
     p_me = np.zeros_like(h_me)
     p_opp = np.zeros_like(h_me)
-    for t in range(8):
+    for t in range(HAND_SIZE):  # a player has at most a hand of turns left
         opp_moves = opp_turns > t
         p_opp += np.where(opp_moves, alive * h_opp, 0.0)
         alive = np.where(opp_moves, alive * (1.0 - h_opp), alive)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hanafuda_env import cards as C
-from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
+from hanafuda_env.core import DECIDE, KOIKOI, STOCK_SIZE, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.results import StepOutcome
 from hanafuda_env.rules import RuleSpec, resolve_rules
@@ -205,7 +205,7 @@ def decision_features(core: KoiKoiCore, games: np.ndarray | None = None
         "stop_points": np.asarray(round_points(total, opp_called, rules), np.int64),
         "own_cards": np.bitwise_count(core.hands[rows, seat]).astype(np.int64),
         "opp_cards": np.bitwise_count(core.hands[rows, other]).astype(np.int64),
-        "stock_left": (24 - core.stock_pos[rows]).astype(np.int64),
+        "stock_left": (STOCK_SIZE - core.stock_pos[rows]).astype(np.int64),
         "opp_yaku_total": opp_total,
         "opp_called": opp_called,
         "opp_threat": opp_gain,
