@@ -155,8 +155,8 @@ class PPOConfig:
         if unknown:
             raise ConfigError(f"unknown config key(s) {unknown}; allowed keys: "
                               + ", ".join(allowed))
-        counts = {f.name for f in dataclasses.fields(cls) if f.type == "int"}
-        spec = {k: int(v) if k in counts and _whole_float(v) else v for k, v in spec.items()}
+        int_fields = {f.name for f in dataclasses.fields(cls) if f.type == "int"}
+        spec = {k: int(v) if k in int_fields and _whole_float(v) else v for k, v in spec.items()}
         return cls(**spec, check_pool_files=check_pool_files)
 
     @classmethod

@@ -162,7 +162,7 @@ class KoiKoiCore:
                              f"got {deck.shape}")
         if not (np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
             raise ValueError("deck must hold each card id 0..47 exactly once")
-        field = self._rows_to_bits(deck[:, FIELD_CARDS])
+        field = self._ids_to_bits(deck[:, FIELD_CARDS])
         full = _has_full_month(field)
         if full.any():
             g = int(np.flatnonzero(full)[0])
@@ -172,7 +172,7 @@ class KoiKoiCore:
         return deck.astype(np.int8)
 
     @staticmethod
-    def _rows_to_bits(card_ids: np.ndarray) -> np.ndarray:
+    def _ids_to_bits(card_ids: np.ndarray) -> np.ndarray:
         return np.bitwise_or.reduce(C.CARD_BITS[card_ids], axis=-1)
 
     def _random_words(self, games: np.ndarray, salt: int) -> np.ndarray:
@@ -195,16 +195,16 @@ class KoiKoiCore:
         while len(games):
             decks = deck if deck is not None else self._shuffled_decks(games)
             deck = None
-            field = self._rows_to_bits(decks[:, FIELD_CARDS])
+            field = self._ids_to_bits(decks[:, FIELD_CARDS])
             redeal = _has_full_month(field)  # §2.1, before hand yaku (§2.7)
             while redeal.any():
                 again = games[redeal]
                 decks[redeal] = self._shuffled_decks(again)
-                field[redeal] = self._rows_to_bits(decks[redeal, FIELD_CARDS])
+                field[redeal] = self._ids_to_bits(decks[redeal, FIELD_CARDS])
                 redeal = _has_full_month(field)
             dealer = self.dealer[games]
-            first = self._rows_to_bits(decks[:, DEALER_HAND])
-            second = self._rows_to_bits(decks[:, OTHER_HAND])
+            first = self._ids_to_bits(decks[:, DEALER_HAND])
+            second = self._ids_to_bits(decks[:, OTHER_HAND])
             self.hands[games, dealer] = first
             self.hands[games, 1 - dealer] = second
             self.field[games] = field

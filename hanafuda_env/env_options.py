@@ -30,7 +30,7 @@ from .seeding import check_seed_value, is_integer
 
 EPISODES = ("round", "match")
 ILLEGAL_ACTIONS = ("raise", "penalize")
-HAND_YAKU = END_NAMES[END_HAND_YAKU]
+HAND_YAKU_REASON = END_NAMES[END_HAND_YAKU]
 
 
 @dataclass(frozen=True)
@@ -134,8 +134,8 @@ def split_rounds(rows: Sequence[dict], episode: str, match_over: bool,
     rows = list(rows)
     if episode == "round":
         # The played round is the episode; rounds dealt after it ended on a hand yaku.
-        played = [r for r in rows if r["reason"] != HAND_YAKU]
-        return RoundSplit(played, [], [r for r in rows if r["reason"] == HAND_YAKU])
+        played = [r for r in rows if r["reason"] != HAND_YAKU_REASON]
+        return RoundSplit(played, [], [r for r in rows if r["reason"] == HAND_YAKU_REASON])
     if not match_over:
         return RoundSplit(rows, [], [])
     end, carry_start = match_boundaries([r["round_index"] for r in rows], open_rounds)

@@ -115,13 +115,13 @@ class KoiKoiGame:
     _STATE = ("hands", "field", "piles", "stock", "stock_pos", "dealer", "mover", "phase",
               "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score",
               "points_won", "seed", "deal_count")  # as KoiKoiCore._STATE (seed: seeds)
-    __slots__ = ("rules", "yaku_names", "_t", "_total") + _STATE
+    __slots__ = ("rules", "yaku_names", "_tables", "_total") + _STATE
 
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, *,
                  game_seed: int | None = None, options: dict | None = None):
         self.rules: RuleSet = resolve_rules(rules)
         self._use_tables()
-        self.yaku_names = self._t.names
+        self.yaku_names = self._tables.names
         self.reset(seed=seed, options=options, game_seed=game_seed)
 
     # -------------------------------------------------------------------------- setup
@@ -214,7 +214,7 @@ class KoiKoiGame:
     def _deal(self, rounds: list[dict], matches: list[dict], deck: list[int] | None = None
               ) -> None:
         """Deal new rounds; a hand yaku ends its round at once and the next is dealt."""
-        t = self._t
+        t = self._tables
         while True:
             order = deck if deck is not None else self._shuffled_deck()
             deck = None
@@ -369,14 +369,14 @@ class KoiKoiGame:
         winner, base, multiplier, by_total = self._exhaustion_outcome()
         reason = R.END_EXHAUSTION_WIN if winner >= 0 else R.END_NO_GAME
         # a highest-total win is scored from the winner's yaku: report them (as the core)
-        yaku = self._t.scorer.breakdown(self.piles[winner]) if by_total else {}
+        yaku = self._tables.scorer.breakdown(self.piles[winner]) if by_total else {}
         self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
         self._deal(rounds, matches)
         return _outcome(rounds, matches)
 
     # ------------------------------------------------------------------------ round end
     def _multiplier(self, base: int, loser_called: bool) -> int:
-        t = self._t
+        t = self._tables
         factor = 2 if base >= SEVEN_POINTS and t.seven_point_doubling else 1
         return factor * t.koikoi_multiplier if loser_called else factor
 
@@ -384,7 +384,7 @@ class KoiKoiGame:
         winner = self.mover
         base = self.yaku_total[winner]
         multiplier = self._multiplier(base, self.koikoi_calls[1 - winner] > 0)
-        yaku = self._t.scorer.breakdown(self.piles[winner])
+        yaku = self._tables.scorer.breakdown(self.piles[winner])
         rounds: list[dict] = []
         matches: list[dict] = []
         self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
@@ -450,8 +450,8 @@ class KoiKoiGame:
 
     def _use_tables(self) -> None:
         """The look-up tables of ``self.rules`` (shared by every game with those rules)."""
-        self._t = game_tables(self.rules)
-        self._total = self._t.scorer.total
+        self._tables = game_tables(self.rules)
+        self._total = self._tables.scorer.total
 
     # ------------------------------------------------------------------ copies and export
     def __getstate__(self) -> dict[str, object]:
@@ -466,8 +466,8 @@ class KoiKoiGame:
     def copy(self) -> KoiKoiGame:
         """An independent game in the same state (continues exactly like this one)."""
         clone = object.__new__(KoiKoiGame)
-        clone.rules, clone.yaku_names, clone._t, clone._total = (
-            self.rules, self.yaku_names, self._t, self._total)
+        clone.rules, clone.yaku_names, clone._tables, clone._total = (
+            self.rules, self.yaku_names, self._tables, self._total)
         clone.hands, clone.piles, clone.stock = self.hands[:], self.piles[:], self.stock[:]
         clone.koikoi_calls, clone.yaku_total = self.koikoi_calls[:], self.yaku_total[:]
         clone.match_score, clone.points_won = self.match_score[:], self.points_won[:]

@@ -147,14 +147,14 @@ def encode_hidden(core: KoiKoiCore, seats: int | np.ndarray | None = None) -> np
 
 # ------------------------------------------------------------------ one game, fast (KoiKoiGame)
 
-_BITS = BLOCK["scalars"].start  # card blocks and phase one-hot: 292 bits of one Python int
-_BINARY = f"0{_BITS}b"  # format() spec: those bits as digits, the highest first
+_N_BINARY = BLOCK["scalars"].start  # card blocks and phase one-hot: 292 bits of one Python int
+_BINARY = f"0{_N_BINARY}b"  # format() spec: those bits as digits, the highest first
 _DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # ASCII digits -> 0/1 bytes
 _PHASE_BIT = tuple(1 << (BLOCK["phase"].start + p) for p in range(N_PHASES))
 _AT_HAND, _AT_FIELD, _AT_OWN, _AT_OPP, _AT_UNSEEN, _AT_PENDING = (
     BLOCK[name].start for name in CARD_BLOCKS)
 _SCALARS = struct.Struct(f"<{len(SCALAR_NAMES)}f")  # float32, as NumPy stores them
-_SCALARS_AT = 4 * _BITS  # their byte offset in an observation
+_SCALARS_AT = 4 * _N_BINARY  # their byte offset in an observation
 
 
 def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -176,7 +176,7 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     packed = (own_hand << _AT_HAND | field << _AT_FIELD | own_pile << _AT_OWN
               | opp_pile << _AT_OPP | unseen << _AT_UNSEEN | pending << _AT_PENDING
               | _PHASE_BIT[game.phase])
-    out[_BITS - 1::-1] = memoryview(format(packed, _BINARY).encode().translate(_DIGITS))
+    out[_N_BINARY - 1::-1] = memoryview(format(packed, _BINARY).encode().translate(_DIGITS))
     rules = game.rules
     rounds = rules.rounds
     unit = score_unit(rules)  # >= 10: no zero division
@@ -200,5 +200,5 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     if fresh:
         _SCALARS.pack_into(out, _SCALARS_AT, *scalars)
     else:  # a caller's array, of any layout and float dtype: NumPy converts
-        out[_BITS:] = scalars
+        out[_N_BINARY:] = scalars
     return out
