@@ -49,8 +49,8 @@ class CardFeatures(nn.Module):
 
     def __init__(self):
         super().__init__()
-        months = torch.zeros(48, 12)
-        months[torch.arange(48), torch.as_tensor(C.CARD_MONTH.astype("int64") - 1)] = 1.0
+        months = torch.zeros(C.NUM_CARDS, C.NUM_MONTHS)
+        months[torch.arange(C.NUM_CARDS), torch.as_tensor(C.CARD_MONTH.astype("int64") - 1)] = 1.0
         groups = torch.as_tensor(C.bits_to_bool(np.array(YAKU_GROUPS, dtype=np.uint64)),
                                  dtype=torch.float32).reshape(len(YAKU_GROUPS), 48).T
         # same_month[i, j] = 1/3 when cards i and j share a month: one matmul per count
