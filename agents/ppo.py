@@ -308,6 +308,8 @@ class Trainer:
 
     # ----------------------------------------------------------------- update
     def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
+        """PPO's update on one rollout (GAE, clipped losses, minibatch epochs); returns the
+        losses and statistics logged under ``losses/``."""
         cfg = self.cfg
         if cfg.anneal_lr:
             frac = 1.0 - self.update / self.n_updates

@@ -42,6 +42,9 @@ class PoolEntry:
 
 
 class OpponentPool:
+    """The learner's opponents (baselines, then snapshots), drawn per game by ``sample``,
+    scored by ``record`` and saved with the run (``state_dict``) for a resume."""
+
     def __init__(self, rules: RuleSet, baselines: list[str], network_kwargs: dict[str, Any],
                  max_snapshots: int = 10, pfsp_power: float = 2.0, score_decay: float = 0.02):
         self.rules = rules

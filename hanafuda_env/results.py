@@ -93,6 +93,8 @@ class MatchResults:
 
 @dataclass
 class StepOutcome:
+    """What ``KoiKoiCore.step`` did to every game of the batch."""
+
     reward: np.ndarray  # (B, 2) zero-sum points per seat from rounds finished in this step
     round_over: np.ndarray  # (B,) the round that was being played ended
     match_over: np.ndarray  # (B,) a match ended in this step
