@@ -31,6 +31,7 @@ Count rewarded rows to count each round once.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import gymnasium as gym
@@ -60,6 +61,25 @@ from .rules import RuleSpec
 RESET_OPTIONS = ("dealer", "deck", "learner_seat")
 # What reset/step change besides the game and the RNG: saved so a failed call is undone.
 _UNDO_FIELDS = ("seat", "_final", "_carry", "_next_rows", "_next", "_rounds", "_matches")
+
+
+def check_opponent_seed(opponent: Any) -> None:
+    """An opponent's ``seed`` is called as ``seed(n)`` by ``reset(seed=...)``: one that takes
+    no seed is refused here, not with a TypeError in the middle of a later reset."""
+    seed = getattr(opponent, "seed", None)
+    if not callable(seed):
+        return
+    try:
+        signature = inspect.signature(seed)
+    except ValueError:  # no signature to read (a builtin): trust it
+        return
+    try:
+        signature.bind(0)
+    except TypeError:
+        params = ", ".join(map(str, signature.parameters.values()))
+        raise ValueError(f"the opponent's seed({params}) must take one int seed: "
+                         "reset(seed=...) calls opponent.seed(n) so that one seed repeats "
+                         "the opponent's moves too") from None
 
 
 class KoiKoiSingleAgentEnv(gym.Env):
@@ -102,6 +122,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             raise ValueError("opponent must be None, a callable (obs, mask) -> action or an "
                              f"object with act(obs_batch, mask_batch); got {opponent!r} (for a "
                              "baseline or checkpoint by name: agents.registry.make_agent(name))")
+        check_opponent_seed(opponent)
         self.opponent = opponent
         self.render_mode = render_mode
         self._fixed_seat = learner_seat

@@ -196,3 +196,25 @@ def test_reset_seed_repeats_episodes_against_a_seeded_opponent_and_envs_pickle()
         assert episode(env, 7) == first
         copy = pickle.loads(pickle.dumps(env))  # e.g. for a subprocess vector env
         assert episode(copy, 7) == first
+
+
+def test_an_opponent_whose_seed_takes_no_seed_is_refused_when_built() -> None:
+    """reset(seed=n) calls opponent.seed(n): an opponent whose seed() takes nothing is named
+    at construction (it used to fail inside a later reset); a seed(n) opponent is taken."""
+
+    class Unseedable:
+        def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            return np.array([int(np.flatnonzero(mask[0])[0])])
+
+        def seed(self) -> None:
+            pass
+
+    class Seedable(Unseedable):
+        def seed(self, seed: int | None = None) -> None:  # type: ignore[override]
+            self.seeded = seed
+
+    with pytest.raises(ValueError, match=r"opponent's seed\(\) must take one int seed"):
+        KoiKoiSingleAgentEnv(Unseedable())
+    opponent = Seedable()
+    KoiKoiSingleAgentEnv(opponent).reset(seed=3)
+    assert isinstance(opponent.seeded, int)
