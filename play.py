@@ -21,7 +21,7 @@ import numpy as np
 from agents.base import MAX_SEED, AgentLike
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.observation import encode_observations
-from hanafuda_env.rendering import counted, render_game
+from hanafuda_env.rendering import card_label, cards_line, counted, render_game
 from hanafuda_env.results import RoundResults
 from hanafuda_env.rules import RuleError, RuleSet, resolve_rules
 
@@ -70,6 +70,20 @@ def describe_rounds(rounds: RoundResults, human: int) -> str:
     return "\n".join(lines)
 
 
+def describe_turn(core: KoiKoiCore, mover: int, pile_before: int, drawn_from: int,
+                  who: str) -> str:
+    """What a step did in the open, for a person who cannot diff two boards: the card drawn
+    from the stock and the cards that went to the mover's pile ("" if neither)."""
+    lines = []
+    drawn = core.stock[0, drawn_from:int(core.stock_pos[0])].tolist()
+    if drawn:
+        lines.append(f"{who} drew {card_label(drawn[0])}")
+    taken = int(core.piles[0, mover]) & ~pile_before
+    if taken:
+        lines.append(f"{who} took {cards_line(taken)}")
+    return "\n".join(lines)
+
+
 def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
          stdout: TextIO) -> int:
     """One match, person against bot. Returns the person's final score difference."""
@@ -96,11 +110,15 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
                 obs = encode_observations(core, np.array([mover]))
                 action = int(bot.act(obs, core.legal_action_mask())[0])
                 write(f"bot: {action_name(action)}")
+            pile_before, drawn_from = int(core.piles[0, mover]), int(core.stock_pos[0])
             outcome = core.step(np.array([action]))
             total += outcome.reward[0]
-            if len(outcome.rounds):
+            if len(outcome.rounds):  # the next round is dealt: its summary says it all
                 write(describe_rounds(outcome.rounds, human))
                 write(f"match score: you {total[human]}, bot {total[1 - human]}")
+            elif turn := describe_turn(core, mover, pile_before, drawn_from,
+                                       "you" if mover == human else "bot"):
+                write(turn)
     except Quit:
         write("bye.")
         return int(total[human] - total[1 - human])

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 from interrupts import popen_interruptible
+from scenarios import make_deck
 
 from agents.baselines import RandomAgent
+from hanafuda_env.core import CHOOSE_OFFSET, KoiKoiCore
 from hanafuda_env.rules import resolve_rules
-from play import Quit, ask_action, play
+from play import Quit, ask_action, describe_turn, play
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,3 +148,23 @@ def test_ctrl_c_and_a_closed_output_end_without_a_traceback() -> None:
     shell = subprocess.run(f"yes 1 | {sys.executable} play.py --seed 1 --bot random | head -1",
                            shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert shell.stdout.startswith("Koi-Koi") and shell.stderr == ""
+
+
+def test_each_turn_says_what_was_drawn_and_taken() -> None:
+    """The pine chaff takes the crane, the drawn cherry chaff meets two cherry cards and waits
+    for a choice (drawn, nothing more taken yet); the choice then takes the curtain."""
+    deck = make_deck([2, 12, 16, 20, 24, 36, 45, 46], [5, 13, 17, 25, 37, 41, 42, 47],
+                     [0, 8, 9, 21, 29, 33, 40, 44], [10])
+    core = KoiKoiCore(1, seed=0)
+    core.reset(seed=0, options={"deck": deck, "dealer": 0})
+
+    def step(action: int) -> str:
+        pile, drawn_from = int(core.piles[0, 0]), int(core.stock_pos[0])
+        core.step([action])
+        return describe_turn(core, 0, pile, drawn_from, "you")
+
+    assert step(2) == "you drew ·cherry chaff\nyou took ★pine crane, ·pine chaff"
+    assert step(CHOOSE_OFFSET + 8) == "you took ★cherry curtain, ·cherry chaff"
+    pile, drawn_from = int(core.piles[0, 1]), int(core.stock_pos[0])
+    core.step([5])  # the other seat's plum ribbon meets nothing, nor does the drawn card
+    assert describe_turn(core, 1, pile, drawn_from, "bot") == "bot drew ▬pine red poetry ribbon"
