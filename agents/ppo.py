@@ -522,7 +522,7 @@ def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, flo
         "charts/SPS": sps,
         "charts/round_win_rate": float((pool_points > 0).mean()) if len(pool_points) else 0.5,
         "charts/points_per_round_vs_pool": float(pool_points.mean()) if len(pool_points) else 0.0,
-        "charts/rounds": float(len(points)),
+        "charts/rounds": float(len(points)),  # learner seat-rounds (self-play: both seats)
         "koikoi/call_rate": stats["koikoi_calls"] / decisions if decisions else 0.0,
         "koikoi/paid_off_rate": (stats["koikoi_won"] / stats["koikoi_rounds"]
                                  if stats["koikoi_rounds"] else 0.0),
