@@ -19,8 +19,6 @@ from functools import lru_cache
 import numpy as np
 
 from . import cards as C
-from . import core as K
-from . import results as R
 from .core import (
     CHOOSE_DRAWN,
     CHOOSE_OFFSET,
@@ -29,15 +27,27 @@ from .core import (
     DECIDE,
     FIELD_CARDS,
     KOIKOI,
+    NUM_ACTIONS,
     OTHER_HAND,
+    PHASE_NAMES,
     PLAY,
     STOCK_CARDS,
     STOCK_SIZE,
     STOP,
     IllegalActionError,
     KoiKoiCore,
+    action_name,
 )
 from .game_scoring import card_mask, game_tables, hand_points, has_full_month
+from .results import (
+    END_EXHAUSTION_WIN,
+    END_HAND_YAKU,
+    END_KOIKOI_WIN,
+    END_LAST_CARD,
+    END_NAMES,
+    END_NO_GAME,
+    END_STOP,
+)
 from .rules import RuleSet, RuleSpec, resolve_rules
 from .scoring import SEVEN_POINTS
 from .seeding import check_seed_value
@@ -241,7 +251,7 @@ class KoiKoiGame:
             winner = dealer if held[dealer][0] > 0 else 1 - dealer
             base, name = held[winner]
             # Decision (core): a hand yaku worth 7 or more doubles like any win (§2.5)
-            self._finish(winner, base, self._multiplier(base, False), R.END_HAND_YAKU,
+            self._finish(winner, base, self._multiplier(base, False), END_HAND_YAKU,
                          {name: base}, rounds, matches)
 
     # -------------------------------------------------------------------- legal actions
@@ -259,16 +269,16 @@ class KoiKoiGame:
 
     def legal_action_mask(self) -> np.ndarray:
         """(98,) int8: 1 where the action is allowed."""
-        mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[self.legal_actions()] = 1
         return mask
 
     def _illegal(self, action) -> None:
         allowed = self.legal_actions()
         raise IllegalActionError(
-            f"game 0: action {action} ({K.action_name(action)}) is illegal for seat "
-            f"{self.mover} in phase {K.PHASE_NAMES[self.phase]}; legal actions: {allowed} "
-            f"({', '.join(K.action_name(a) for a in allowed)}). No game was changed.")
+            f"game 0: action {action} ({action_name(action)}) is illegal for seat "
+            f"{self.mover} in phase {PHASE_NAMES[self.phase]}; legal actions: {allowed} "
+            f"({', '.join(action_name(a) for a in allowed)}). No game was changed.")
 
     # ---------------------------------------------------------------------------- step
     def step(self, action: int) -> GameStepOutcome:
@@ -287,7 +297,7 @@ class KoiKoiGame:
             return self._draw(mover)
         if phase == DECIDE:
             if action == STOP:
-                return self._end_by_yaku(R.END_STOP)
+                return self._end_by_yaku(END_STOP)
             if action != KOIKOI:
                 self._illegal(action)
             self.koikoi_calls[mover] += 1
@@ -355,7 +365,7 @@ class KoiKoiGame:
             if self.hands[mover] and (self.rules.multiple_koikoi or not called_before):
                 self.phase = DECIDE
                 return GameStepOutcome(_NO_REWARD, False, False, [], [])
-            return self._end_by_yaku(R.END_KOIKOI_WIN if called_before else R.END_LAST_CARD)
+            return self._end_by_yaku(END_KOIKOI_WIN if called_before else END_LAST_CARD)
         return self._pass_turn(mover)
 
     def _pass_turn(self, mover: int) -> GameStepOutcome:
@@ -367,7 +377,7 @@ class KoiKoiGame:
         rounds: list[dict] = []
         matches: list[dict] = []
         winner, base, multiplier, by_total = self._exhaustion_outcome()
-        reason = R.END_EXHAUSTION_WIN if winner >= 0 else R.END_NO_GAME
+        reason = END_EXHAUSTION_WIN if winner >= 0 else END_NO_GAME
         # a highest-total win is scored from the winner's yaku: report them (as the core)
         yaku = self._tables.scorer.breakdown(self.piles[winner]) if by_total else {}
         self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
@@ -424,7 +434,7 @@ class KoiKoiGame:
         rounds.append({
             "game": 0, "round_index": self.round_index, "dealer": dealer, "winner": winner,
             "base": base, "multiplier": multiplier, "points": points, "reward": reward,
-            "koikoi_calls": list(self.koikoi_calls), "reason": R.END_NAMES[reason],
+            "koikoi_calls": list(self.koikoi_calls), "reason": END_NAMES[reason],
             "turns": self.turn, "yaku": yaku,
         })
         score, won = self.match_score, self.points_won
@@ -504,7 +514,7 @@ class KoiKoiGame:
 
     def __repr__(self) -> str:
         return (f"KoiKoiGame(rules={self.rules.name!r}, round={self.round_index}, "
-                f"mover={self.mover}, phase={K.PHASE_NAMES[self.phase]!r}, "
+                f"mover={self.mover}, phase={PHASE_NAMES[self.phase]!r}, "
                 f"score={self.match_score})")
 
 
