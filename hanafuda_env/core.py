@@ -232,9 +232,9 @@ class KoiKoiCore:
             yaku[:, -1] = np.where(kind, 0, base)
             # Decision (§2.5 scores every win): a hand yaku worth 7 or more doubles
             multiplier = np.asarray(round_multiplier(base, False, self.rules), dtype=np.int32)
-            games = self._finish_rounds(done, winner, base, multiplier,
-                                        np.full(len(done), END_HAND_YAKU), yaku, parts,
-                                        match_parts)
+            self._finish_rounds(done, winner, base, multiplier,
+                                np.full(len(done), END_HAND_YAKU), yaku, parts, match_parts)
+            games = done  # deal those again (a finished match starts anew)
 
     # ---------------------------------------------------------- legal actions
     def legal_action_mask(self) -> np.ndarray:
@@ -394,8 +394,9 @@ class KoiKoiCore:
             yaku = np.zeros((len(by_yaku), len(self.yaku_names)), dtype=np.int32)
             yaku[:, :len(self._scorer.names)] = self._scorer.breakdown(
                 self.piles[by_yaku, winner])
-            done.append(self._finish_rounds(by_yaku, winner, base, multiplier, reason, yaku,
-                                            parts, match_parts))
+            self._finish_rounds(by_yaku, winner, base, multiplier, reason, yaku, parts,
+                                match_parts)
+            done.append(by_yaku)
         ran_out = np.flatnonzero(exhausted)
         if len(ran_out):
             winner, base, multiplier, by_total = self._exhaustion_outcome(ran_out)
@@ -404,9 +405,10 @@ class KoiKoiCore:
             if by_total.any():  # highest-total wins are scored from the winner's yaku
                 yaku[by_total, :len(self._scorer.names)] = self._scorer.breakdown(
                     self.piles[ran_out[by_total], winner[by_total]])
-            done.append(self._finish_rounds(ran_out, winner, base, multiplier, reason, yaku,
-                                            parts, match_parts))
-        self._deal(np.concatenate(done), parts, match_parts)
+            self._finish_rounds(ran_out, winner, base, multiplier, reason, yaku, parts,
+                                match_parts)
+            done.append(ran_out)
+        self._deal(np.concatenate(done), parts, match_parts)  # finished matches start anew
 
     def _exhaustion_outcome(self, games: np.ndarray
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -445,11 +447,9 @@ class KoiKoiCore:
     def _finish_rounds(self, games: np.ndarray, winner: np.ndarray, base: np.ndarray,
                        multiplier: np.ndarray, reason: np.ndarray, yaku: np.ndarray,
                        parts: list[RoundResults], match_parts: list[MatchResults]
-                       ) -> np.ndarray:
-        """Record rounds, move match scores and dealers, close finished matches.
-
-        Returns the games to deal again (all of them: finished matches start anew).
-        """
+                       ) -> None:
+        """Record rounds, move match scores and dealers, close finished matches (their
+        next match's first dealer drawn); the caller deals every one of them again."""
         n = len(games)
         points = np.where(winner >= 0, base * multiplier, 0).astype(np.int32)
         reward = np.zeros((n, 2), dtype=np.int32)
@@ -484,7 +484,6 @@ class KoiKoiCore:
             self.points_won[ended] = 0
             self.round_index[ended] = 0
             self.dealer[ended] = self._coin(ended)
-        return games
 
     # ------------------------------------------------------------- branching
     def fork(self, games: int | np.integer | Sequence[int] | np.ndarray, copies: int = 1,
