@@ -14,7 +14,7 @@ import numpy as np
 
 from hanafuda_env import cards as C
 from hanafuda_env.core import CHOOSE_PLAYED, HAND_SIZE, KOIKOI, PLAY, STOP
-from hanafuda_env.rules import RuleSpec
+from hanafuda_env.rules import QUIET_EXHAUSTION_WINNER, RuleSpec
 from hanafuda_env.scoring import batch_scorer, round_points, yaku_table
 
 from .base import Agent, View, argmax_per_row, decode, legal_candidates
@@ -425,10 +425,9 @@ class ExpertAgent(Agent):
         pts = float(rules.exhaustion_points)
         quiet = ~called & (total == 0) & (opp_total == 0)
         value = np.zeros(len(r))
-        if rules.on_exhaustion in ("dealer-wins", "highest-total"):
-            value = np.where(quiet, np.where(dealer, pts, -pts), value)
-        elif rules.on_exhaustion == "non-dealer-wins":
-            value = np.where(quiet, np.where(dealer, -pts, pts), value)
+        offset = QUIET_EXHAUSTION_WINNER[rules.on_exhaustion]  # 0: the dealer wins, 1: other
+        if offset is not None:
+            value = np.where(quiet, np.where(dealer != bool(offset), pts, -pts), value)
         if rules.on_exhaustion == "highest-total":
             i_win = (total > opp_total) | ((total == opp_total) & dealer)
             mine = round_points(total, view.opp_called[r], rules)

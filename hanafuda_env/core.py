@@ -35,7 +35,7 @@ from .results import (
     RoundResults,
     StepOutcome,
 )
-from .rules import RuleSet, RuleSpec, resolve_rules
+from .rules import QUIET_EXHAUSTION_WINNER, RuleSet, RuleSpec, resolve_rules
 from .scoring import batch_scorer, hand_yaku, month_counts, round_multiplier
 from .seeding import GOLDEN, check_seed_value, game_seeds, is_integer, splitmix64
 
@@ -423,9 +423,9 @@ class KoiKoiCore:
         points = np.full(n, self.rules.exhaustion_points, dtype=np.int32)
         winner = np.full(n, -1, dtype=np.int8)
         base = np.zeros(n, dtype=np.int32)
-        if rule in ("dealer-wins", "non-dealer-wins", "highest-total"):
-            seat = dealer if rule != "non-dealer-wins" else 1 - dealer
-            winner = np.where(quiet, seat, winner)
+        offset = QUIET_EXHAUSTION_WINNER[rule]  # 0: the dealer wins, 1: the other
+        if offset is not None:
+            winner = np.where(quiet, dealer ^ offset, winner)
             base = np.where(quiet, points, base)
         multiplier = np.ones(n, dtype=np.int32)
         by_total = np.zeros(n, dtype=bool)

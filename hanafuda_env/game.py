@@ -48,7 +48,7 @@ from .results import (
     END_NO_GAME,
     END_STOP,
 )
-from .rules import RuleSet, RuleSpec, resolve_rules
+from .rules import QUIET_EXHAUSTION_WINNER, RuleSet, RuleSpec, resolve_rules
 from .scoring import SEVEN_POINTS
 from .seeding import check_seed_value
 
@@ -411,8 +411,9 @@ class KoiKoiGame:
         totals = self.yaku_total
         quiet = not called and totals[0] <= 0 and totals[1] <= 0
         winner, base, multiplier = -1, 0, 1
-        if quiet and rule in ("dealer-wins", "non-dealer-wins", "highest-total"):
-            winner = dealer if rule != "non-dealer-wins" else 1 - dealer
+        offset = QUIET_EXHAUSTION_WINNER[rule]  # 0: the dealer wins, 1: the other
+        if quiet and offset is not None:
+            winner = dealer ^ offset
             base = rules.exhaustion_points
         if rule == "highest-total" and called:
             # Decision (core): the higher total wins and is scored like any win (§2.5 steps).

@@ -49,6 +49,12 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "hand_yaku": ("teshi+kuttsuki", "teshi", "none"),
     "next_dealer": ("winner", "alternate"),
 }
+# §2.6, §2.8 on_exhaustion: who wins a round whose hands ran out while nobody made yaku or
+# called koi-koi — the dealer (0) or the other (1), None for a no-game. ("highest-total"
+# also scores a round with a koi-koi by the higher yaku total.)
+QUIET_EXHAUSTION_WINNER: dict[str, int | None] = {
+    "no-game": None, "dealer-wins": 0, "non-dealer-wins": 1, "highest-total": 0,
+}
 
 
 @dataclass(frozen=True)
