@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.base import MAX_SEED
+from agents.cli_types import positive_int, seed_int
 from agents.evaluation import play_matches, round_robin
 from agents.files import atomic_write_json, output_path_problem
 from agents.registry import BASELINES, display_names, make_agent
@@ -36,15 +36,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="two agents for a head-to-head evaluation")
     parser.add_argument("--league", nargs="+", metavar="AGENT",
                         help="play a round robin between these agents instead")
-    parser.add_argument("--matches", type=int, default=200,
+    parser.add_argument("--matches", type=positive_int, default=200,
                         help="matches per pairing (default 200)")
     parser.add_argument("--rules", default="nintendo",
                         help="rule preset (nintendo, ten-base) or a YAML rule file "
                         "(default nintendo)")
-    parser.add_argument("--rounds", type=int, default=None,
+    parser.add_argument("--rounds", type=positive_int, default=None,
                         help="rounds per match (overrides the rule set: 3, 6, 12 ...)")
-    parser.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
-    parser.add_argument("--batch", type=int, default=1024,
+    parser.add_argument("--seed", type=seed_int, default=0,
+                        help="deal and agent seed (default 0)")
+    parser.add_argument("--batch", type=positive_int, default=1024,
                         help="games stepped together (the deals do not depend on it; "
                         "the baselines' random tie-breaks do; default 1024)")
     parser.add_argument("--json", metavar="PATH",
@@ -58,12 +59,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"give exactly two agents (got {len(args.agents)}) or --league A B ...")
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two agents")
-    if args.matches < 1:
-        parser.error("--matches must be at least 1")
-    if args.batch < 1:
-        parser.error("--batch must be at least 1")
-    if not 0 <= args.seed <= MAX_SEED:
-        parser.error(f"--seed must be an integer from 0 to {MAX_SEED}, got {args.seed}")
     if args.json is not None:
         problem = ("needs a file name" if not args.json else
                    output_path_problem(Path(args.json), args.league or args.agents,

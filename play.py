@@ -18,7 +18,8 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.base import MAX_SEED, AgentLike
+from agents.base import AgentLike
+from agents.cli_types import positive_int, seed_int
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rendering import card_label, cards_line, counted, render_game
@@ -136,19 +137,16 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: %(default)s)")
     parser.add_argument("--rules", default="nintendo",
                         help="rule preset name or YAML path (default: %(default)s)")
-    parser.add_argument("--rounds", type=int, default=None,
+    parser.add_argument("--rounds", type=positive_int, default=None,
                         help="rounds in the match (default: the rule set's, 12 for nintendo)")
     parser.add_argument("--seat", type=int, choices=(0, 1), default=0,
                         help="your seat, player_0 or player_1 (the first dealer is a coin "
                              "flip) (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--seed", type=seed_int, default=None,
                         help="seed of the deals and the bot, to replay a match "
                              "(default: a fresh random one)")
     args = parser.parse_args(argv)
     from agents.registry import make_agent
-
-    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
-        parser.error(f"--seed must be an integer from 0 to {MAX_SEED}, got {args.seed}")
 
     try:
         rules = resolve_rules(args.rules)

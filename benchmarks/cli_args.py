@@ -14,7 +14,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from agents.base import MAX_SEED
+from agents.cli_types import (  # noqa: F401  (the scripts import them from here)
+    non_negative_int,
+    positive_float,
+    positive_int,
+    seed_int,
+)
 from agents.registry import BASELINES, folder_hint, is_baseline_name
 from hanafuda_env.rules import resolve_rules
 
@@ -33,42 +38,6 @@ def make_parser(doc: str | None) -> argparse.ArgumentParser:
     """A parser described by the first line of a script's docstring, defaults shown."""
     description = doc.strip().splitlines()[0] if doc else None
     return argparse.ArgumentParser(description=description, formatter_class=HelpFormatter)
-
-
-def _integer(text: str, low: int, high: int | None, wanted: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}") from None
-    if value < low or (high is not None and value > high):
-        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An integer >= 1 (counts of games, updates, states, worlds …)."""
-    return _integer(text, 1, None, "a positive integer (1 or more)")
-
-
-def non_negative_int(text: str) -> int:
-    """An integer >= 0, for counts where 0 means "skip"."""
-    return _integer(text, 0, None, "an integer >= 0")
-
-
-def seed_int(text: str) -> int:
-    """A seed in the range the agents and configs accept."""
-    return _integer(text, 0, MAX_SEED, f"an integer from 0 to {MAX_SEED}")
-
-
-def positive_float(text: str) -> float:
-    """A number > 0 (seconds to measure for)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
-    return value
 
 
 def positive_int_list(text: str) -> list[int]:

@@ -348,3 +348,15 @@ def test_evaluate_cli_ctrl_c_and_an_empty_json_path_end_cleanly(tmp_path):
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and "Traceback" not in err and "interrupted" in err
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--matches", "0"], "argument --matches: must be a positive integer (1 or more), got '0'"),
+    (["--batch", "x"], "argument --batch: must be a positive integer (1 or more), got 'x'"),
+    (["--rounds", "-3"], "argument --rounds: must be a positive integer"),
+    (["--seed", "-1"], "argument --seed: must be an integer from 0 to"),
+])
+def test_evaluate_bad_numbers_are_usage_errors(args: list[str], words: str) -> None:
+    """The same argument types and wording as the benchmarks (agents.cli_types)."""
+    done = run_cli("greedy", "random", *args)
+    assert done.returncode == 2 and words in done.stderr and done.stdout == ""

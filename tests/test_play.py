@@ -168,3 +168,12 @@ def test_each_turn_says_what_was_drawn_and_taken() -> None:
     pile, drawn_from = int(core.piles[0, 1]), int(core.stock_pos[0])
     core.step([5])  # the other seat's plum ribbon meets nothing, nor does the drawn card
     assert describe_turn(core, 1, pile, drawn_from, "bot") == "bot drew ▬pine red poetry ribbon"
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--seed", "-1"], "argument --seed: must be an integer from 0 to"),
+    (["--rounds", "0"], "argument --rounds: must be a positive integer (1 or more), got '0'"),
+])
+def test_bad_numbers_are_usage_errors_like_every_cli(args: list[str], words: str) -> None:
+    result = _run("", *args)
+    assert result.returncode == 2 and words in result.stderr and result.stdout == ""

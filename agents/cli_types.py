@@ -1,0 +1,47 @@
+"""Argument types shared by every command line (train, evaluate, play, the benchmarks).
+
+A bad value is a usage error naming the value and what is allowed (``argparse`` prefixes the
+option), raised while parsing, before any slow work starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .base import MAX_SEED
+
+
+def _integer(text: str, low: int, high: int | None, wanted: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}") from None
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (counts of games, updates, states, worlds …)."""
+    return _integer(text, 1, None, "a positive integer (1 or more)")
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0, for counts where 0 means "skip"."""
+    return _integer(text, 0, None, "an integer >= 0")
+
+
+def seed_int(text: str) -> int:
+    """A seed in the range the agents and configs accept."""
+    return _integer(text, 0, MAX_SEED, f"an integer from 0 to {MAX_SEED}")
+
+
+def positive_float(text: str) -> float:
+    """A number > 0 (seconds to measure for)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
