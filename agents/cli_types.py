@@ -1,4 +1,4 @@
-"""Argument types shared by every command line (train, evaluate, play, the benchmarks).
+"""Argument types shared by the command lines (evaluate, play and the benchmarks).
 
 A bad value is a usage error naming the value and what is allowed (``argparse`` prefixes the
 option), raised while parsing, before any slow work starts.

@@ -37,7 +37,14 @@ from .results import (
 )
 from .rules import QUIET_EXHAUSTION_WINNER, RuleSet, RuleSpec, resolve_rules
 from .scoring import batch_scorer, hand_yaku, month_counts, round_multiplier
-from .seeding import GOLDEN, check_seed_value, game_seeds, is_integer, splitmix64
+from .seeding import (
+    GOLDEN,
+    check_seed_value,
+    game_seeds,
+    is_integer,
+    lone_game_seeds,  # noqa: F401  (importable from here before seeding.py)
+    splitmix64,
+)
 
 NUM_ACTIONS = 98
 CHOOSE_OFFSET = 48

@@ -11,7 +11,8 @@ inside ``step``. A step can therefore finish rounds that belong to the episode b
 rounds of the *next* episode (a dealt hand yaku ends its round at once, without decisions).
 Only the former are rewarded now; in ``"match"`` episodes the next match's finished rounds are
 carried to that episode's first step, so an episode's return is always its match's: the
-score in points, or the result (+1/0/-1) with ``reward="match_win"``, times ``reward_scale``.
+score in points, or the result (+1/0/-1) with ``reward="match_win"`` (times ``reward_scale``
+in the single-game envs).
 """
 
 from __future__ import annotations

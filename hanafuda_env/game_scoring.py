@@ -171,11 +171,6 @@ def hand_points(hand: int, t: GameTables) -> tuple[int, str]:
         odd = (hand ^ hand >> 1 ^ hand >> 2 ^ hand >> 3) & _NIBBLE_LOW
         if odd == 0 and hand.bit_count() == 8:
             kuttsuki = t.kuttsuki
+    if teshi <= 0 and kuttsuki <= 0:
+        return 0, ""
     return (teshi, "teshi") if teshi >= kuttsuki else (kuttsuki, "kuttsuki")
-    if has_full_month(hand):
-        return t.teshi
-    if t.hand_yaku == "teshi+kuttsuki":
-        odd = (hand ^ hand >> 1 ^ hand >> 2 ^ hand >> 3) & _NIBBLE_LOW
-        if odd == 0 and hand.bit_count() == 8:
-            return t.kuttsuki
-    return 0

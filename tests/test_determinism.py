@@ -194,3 +194,11 @@ def test_fork_refuses_what_is_not_a_game_index(games, copies, seed) -> None:
     with pytest.raises(ValueError, match="fork"):
         core.fork(games, copies=copies, seed=seed)
     assert core.fork(np.uint8(3)).hands[0].tolist() == core.hands[3].tolist()
+
+
+def test_seed_helpers_are_still_importable_from_the_core() -> None:
+    """They moved to hanafuda_env.seeding; code that imported them from core keeps working."""
+    from hanafuda_env import core, seeding
+
+    for name in ("game_seeds", "lone_game_seeds", "splitmix64", "check_seed_value"):
+        assert getattr(core, name) is getattr(seeding, name)

@@ -34,6 +34,10 @@ def imports_of(path: Path, package: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0:
                 found.add(node.module or "")
+                if node.module in ("hanafuda_env", "agents"):  # from hanafuda_env import cards
+                    found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif node.level > 1:
+                raise AssertionError(f"{path}: import from a parent package ({node.module})")
             elif node.module:
                 found.add(f"{package}.{node.module}")
             else:
