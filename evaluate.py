@@ -17,7 +17,6 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from agents.cli_types import positive_int, seed_int
@@ -60,9 +59,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two agents")
     if args.json is not None:
-        problem = ("needs a file name" if not args.json else
-                   output_path_problem(Path(args.json), args.league or args.agents,
-                                       args.overwrite))
+        problem = output_path_problem(args.json, args.league or args.agents, args.overwrite)
         if problem:
             parser.error(f"--json {args.json}: {problem}")
     return args

@@ -63,11 +63,14 @@ def _finite(tree: Any) -> Any:
     return tree
 
 
-def output_path_problem(path: Path, inputs: list[str], overwrite: bool) -> str | None:
-    """Why results could not (or should not) be written to ``path``, for a CLI to check
-    before its long work starts: the work is not lost to a typo, no user file is replaced
-    unasked (``overwrite`` allows it) and none of the ``inputs`` (the files the work reads,
-    e.g. the checkpoints played) ever is."""
+def output_path_problem(name: str, inputs: list[str], overwrite: bool) -> str | None:
+    """Why results could not (or should not) be written to the file ``name``, for a CLI to
+    check before its long work starts: the work is not lost to a typo, no user file is
+    replaced unasked (``overwrite`` allows it) and none of the ``inputs`` (the files the work
+    reads, e.g. the checkpoints played) ever is."""
+    if not name:
+        return "needs a file name"
+    path = Path(name)
     if path.is_dir():
         return "is a folder; give a file name"
     if path.exists():

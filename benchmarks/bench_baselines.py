@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from cli_args import (
@@ -229,8 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.json is not None:  # before any match: results are not lost to a bad path
         played = [name for pair in args.pairs for name in pair]
-        problem = ("needs a file name" if not args.json else
-                   output_path_problem(Path(args.json), played, args.overwrite))
+        problem = output_path_problem(args.json, played, args.overwrite)
         if problem:
             parser.error(f"--json {args.json}: {problem}")
     if args.calibrate:
