@@ -103,21 +103,18 @@ def encode_observations(core: KoiKoiCore, seats: int | np.ndarray | None = None,
     own_total = np.where(mine, core.yaku_total[:, 0], core.yaku_total[:, 1])
     opp_total = np.where(mine, core.yaku_total[:, 1], core.yaku_total[:, 0])
     diff = np.where(mine, 1, -1) * (core.match_score[:, 0] - core.match_score[:, 1])
-    scalars = {
-        "stock_left": (STOCK_SIZE - core.stock_pos) / STOCK_SIZE,
-        "own_hand_size": np.bitwise_count(own_hand) / HAND_SIZE,
-        "opp_hand_size": np.bitwise_count(opp_hand) / HAND_SIZE,
-        "own_called_koikoi": own_calls > 0,
-        "opp_called_koikoi": opp_calls > 0,
-        "own_yaku_total": np.minimum(own_total / unit, TOTAL_CLIP),
-        "opp_yaku_total": np.minimum(opp_total / unit, TOTAL_CLIP),
-        "is_dealer": core.dealer == seats,
-        "round_progress": core.round_index / rules.rounds,
-        "rounds_left": (rules.rounds - core.round_index) / rules.rounds,
-        "score_diff": np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP),
-    }
-    for name in SCALAR_NAMES:  # every scalar written, by name
-        obs[:, SCALAR_INDEX[name]] = scalars[name]
+    at = SCALAR_INDEX
+    obs[:, at["stock_left"]] = (STOCK_SIZE - core.stock_pos) / STOCK_SIZE
+    obs[:, at["own_hand_size"]] = np.bitwise_count(own_hand) / HAND_SIZE
+    obs[:, at["opp_hand_size"]] = np.bitwise_count(opp_hand) / HAND_SIZE
+    obs[:, at["own_called_koikoi"]] = own_calls > 0
+    obs[:, at["opp_called_koikoi"]] = opp_calls > 0
+    obs[:, at["own_yaku_total"]] = np.minimum(own_total / unit, TOTAL_CLIP)
+    obs[:, at["opp_yaku_total"]] = np.minimum(opp_total / unit, TOTAL_CLIP)
+    obs[:, at["is_dealer"]] = core.dealer == seats
+    obs[:, at["round_progress"]] = core.round_index / rules.rounds
+    obs[:, at["rounds_left"]] = (rules.rounds - core.round_index) / rules.rounds
+    obs[:, at["score_diff"]] = np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP)
     return obs
 
 
