@@ -143,9 +143,10 @@ class KoiKoiSingleAgentEnv(gym.Env):
               ) -> tuple[np.ndarray, dict]:
         """Start an episode (see the module docstring). A rejected call (bad seed or
         options, an opponent that errs before the learner's first decision) raises and
-        leaves the env as it was, RNG included."""
+        leaves the env as it was, RNG included (an opponent given a seed keeps it)."""
         seed = check_seed(seed, "KoiKoiSingleAgentEnv.reset")
         options = dict(options or {})
+        go_on = seed is None and not options  # any option, learner_seat too, starts a match
         check_unknown({k: v for k, v in options.items() if k not in RESET_OPTIONS},
                       RESET_OPTIONS, "KoiKoiSingleAgentEnv.reset")
         seat = options.pop("learner_seat", self._fixed_seat)
@@ -154,12 +155,12 @@ class KoiKoiSingleAgentEnv(gym.Env):
         KoiKoiGame.check_reset_options(options)
         saved = self._snapshot()
         try:
-            return self._reset(seed, options, seat)
+            return self._reset(seed, options, seat, go_on)
         except BaseException:
             self._restore(saved)
             raise
 
-    def _reset(self, seed: int | None, options: dict, seat: int | None
+    def _reset(self, seed: int | None, options: dict, seat: int | None, go_on: bool
                ) -> tuple[np.ndarray, dict]:
         """``reset`` once its arguments are checked."""
         super().reset(seed=seed)
@@ -168,7 +169,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             self.opponent.seed(int(np.random.SeedSequence([seed, 7]).generate_state(1)[0]))
         self.seat = int(self.np_random.integers(2)) if seat is None else int(seat)
         self._matches = []
-        if seed is None and not options and self._next is not None:
+        if go_on and self._next is not None:
             rows = self._next  # go on with the match (or the new one) the game has dealt
             self._rounds = mark_rows(rows, True)
         else:

@@ -110,6 +110,9 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     truncations = _forwarded("truncations")
     infos = _forwarded("infos")
 
+    def __str__(self) -> str:  # the env's name, as PettingZoo prints its own wrapper
+        return str(self.env)
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._has_reset = True
         self._has_updated = True
@@ -364,6 +367,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # As PettingZoo's TerminateIllegalWrapper: the offender gets illegal_reward (unscaled),
         # the others 0, and the episode ends for everyone (a termination, not a truncation).
         self._cumulative_rewards[agent] = 0.0
+        info = self.infos[agent]  # rows it saw before this move are not shown again, as in step
+        info["round_results"], info["match_results"] = [], []
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self.rewards[agent] = self.options.illegal_reward
         self._rewarded = True

@@ -1,8 +1,9 @@
 """Edges of the single-game envs that the main env tests pass by: who is selected once a round
 ends, that ``reward_scale`` scales round points and never the illegal-action penalty, that the
 opponent plays from its own seat, that a rejected reset puts the env's own RNG back, that
-rounds carried into a match the learner has not yet played are paid with its first step, and
-the text the board is rendered with."""
+rounds carried into a match the learner has not yet played are paid with its first step, the
+text the board is rendered with, what a penalized move and a reset with options show, and the
+AEC env's printed name."""
 
 from __future__ import annotations
 
@@ -167,3 +168,48 @@ def test_counts_read_in_the_right_number() -> None:
     assert counted(0, "hidden card") == "0 hidden cards"
     assert counted(3, "koi-koi", "koi-koi") == "3 koi-koi"
 
+
+
+# ------------------------------------------------- what a penalized move or a reset shows
+def test_aec_penalized_move_does_not_show_the_offender_rows_it_saw_before() -> None:
+    """``round_results`` lists the rounds finished since the agent last acted: a penalized
+    illegal move is an act, so the offender's final ``last()`` does not repeat the rows of
+    the round it saw (and, were they "rewarded", would count twice); the other seat, which has
+    not acted since, still has them."""
+    env = koikoi_v0.env(episode="match", rounds=3, illegal_action="penalize")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not env.last()[4]["round_results"]:  # play until a round ends within the match
+        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+    offender = env.agent_selection
+    seen = env.last()[4]["round_results"]
+    assert seen and seen[0]["rewarded"]
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))  # an illegal action
+    assert all(env.terminations.values())
+    assert env.infos[offender]["round_results"] == []
+    assert env.infos[offender]["match_results"] == []
+    other = next(a for a in env.possible_agents if a != offender)
+    assert env.infos[other]["round_results"] == seen
+
+
+def test_gym_reset_with_a_learner_seat_starts_a_new_match() -> None:
+    """Only ``reset()`` without seed or options goes on with the match; choosing the learner's
+    seat is an option, so it deals a new match (round 0, no score), as ``dealer`` does."""
+    def finished_round() -> KoiKoiSingleAgentEnv:
+        env = KoiKoiSingleAgentEnv(opponent=stopper, rounds=6, learner_seat=0)
+        env.reset(seed=5, options=hanami_deck(0))
+        assert env.step(8)[2] is False and env.step(STOP)[2]  # a 5-point round, episode over
+        return env
+
+    going_on = finished_round()
+    going_on.reset()
+    assert going_on.game.round_index == 1 and going_on.game.match_score != [0, 0]
+    for options in ({"learner_seat": 1}, {"learner_seat": 0}, {"dealer": 0}):
+        env = finished_round()
+        env.reset(options=options)
+        assert env.game.round_index == 0 and list(env.game.match_score) == [0, 0], options
+    assert env.seat == 0
+
+
+def test_the_aec_env_prints_its_name_as_pettingzoo_wrappers_do() -> None:
+    assert str(koikoi_v0.env()) == str(koikoi_v0.raw_env()) == "koikoi_v0"
