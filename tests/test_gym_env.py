@@ -173,6 +173,23 @@ def test_tools_that_probe_render_modes_can_build_the_env():
     assert vec.reset().shape == (2, OBS_DIM)
 
 
+def test_readme_make_vec_env_line_works_in_a_fresh_interpreter():
+    """README's ``make_vec_env("hanafuda_env:hanafuda/KoiKoi-v0", ...)`` needs no import of
+    the package first: the prefix imports it, which registers the id."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("stable_baselines3")
+    code = ("import sys; from stable_baselines3.common.env_util import make_vec_env; "
+            "assert 'hanafuda_env' not in sys.modules; "
+            "v = make_vec_env('hanafuda_env:hanafuda/KoiKoi-v0', n_envs=2, "
+            "env_kwargs={'render_mode': None}); print(v.reset().shape)")
+    out = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", code],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"(2, {OBS_DIM})"
+
+
 def test_reset_seed_repeats_episodes_against_a_seeded_opponent_and_envs_pickle():
     import pickle
 

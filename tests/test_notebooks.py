@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,27 @@ def test_agent_benchmark_notebook_reads_tensorboard_logs(monkeypatch, tmp_path) 
     assert os.path.isdir(run)
     text = outputs_text(run_notebook("agent_benchmark.ipynb", env, monkeypatch))
     assert "eval/win_rate_vs_random: 5 points, last 0.9" in text
+
+
+def test_agent_benchmark_notebook_prefers_the_newest_run_with_a_policy(monkeypatch,
+                                                                        tmp_path) -> None:
+    """Unset, the run is the newest with ``checkpoints/latest.pt``: a newer run stopped in its
+    warm start (event files, no policy) would leave the tournament without a trained bot. Only
+    when no run has a policy is the newest run with event files taken (for its curves)."""
+    (tmp_path / "agents").mkdir()  # the notebook finds the project root by this folder
+    trained, warm_only = tmp_path / "runs" / "trained", tmp_path / "runs" / "warm_only"
+    for run in (trained, warm_only):
+        (run / "checkpoints").mkdir(parents=True)
+        (run / "events.out.tfevents.1.host").write_bytes(b"")
+    (trained / "checkpoints" / "latest.pt").write_bytes(b"")
+    os.utime(trained, (1_000_000, 1_000_000))  # the older of the two
+    for key in ("KOIKOI_RUN_DIR", "KOIKOI_CHECKPOINT"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the cell prepends ROOT
+    setup = nbformat.read(NOTEBOOKS / "agent_benchmark.ipynb", as_version=4).cells[1].source
+    found: dict = {}
+    exec(compile(setup, "agent_benchmark setup cell", "exec"), found)
+    assert found["RUN"] == trained and found["CKPT"] == trained / "checkpoints" / "latest.pt"
+    (trained / "checkpoints" / "latest.pt").unlink()
+    assert found["find_run"]() == warm_only
