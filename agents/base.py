@@ -45,6 +45,8 @@ class Agent(ABC):
     """Base of the built-in agents: a rule set, a seeded generator and input checks."""
 
     name: str = "agent"
+    # Whether the rule set changes what it plays (play_matches warns when it differs).
+    reads_rules: bool = True
 
     def __init__(self, rules: RuleSpec = None, seed: int | None = None,
                  name: str | None = None):
@@ -72,15 +74,17 @@ class Agent(ABC):
         return f"{type(self).__name__}(name={self.name!r}, rules={self.rules.name!r})"
 
 
-def check_inputs(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Shapes and dtypes checked once here, so agents fail loudly on a wrong layout."""
+def check_inputs(obs: np.ndarray, mask: np.ndarray, need_action: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Shapes and dtypes checked once here, so agents fail loudly on a wrong layout (and,
+    with ``need_action``, on a row that allows no action: there is nothing to choose)."""
     obs = np.asarray(obs, dtype=np.float32)
     mask = np.asarray(mask, dtype=bool)
     if obs.ndim != 2 or obs.shape[1] != OBS_DIM:
         raise ValueError(f"obs must have shape (B, {OBS_DIM}), got {obs.shape}")
     if mask.shape != (obs.shape[0], NUM_ACTIONS):
         raise ValueError(f"mask must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {mask.shape}")
-    if len(mask) and not mask.any(axis=1).all():
+    if need_action and len(mask) and not mask.any(axis=1).all():
         row = int(np.flatnonzero(~mask.any(axis=1))[0])
         raise ValueError(f"row {row} of the mask allows no action")
     return obs, mask

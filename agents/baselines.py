@@ -82,6 +82,7 @@ class RandomAgent(Agent):
     """Uniformly random legal actions: the floor every other agent must clear."""
 
     name = "random"
+    reads_rules = False
 
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         keys = self.rng.random(mask.shape)
@@ -96,6 +97,7 @@ class GreedyAgent(Agent):
     """
 
     name = "greedy"
+    reads_rules = False  # fixed card points, always stops
 
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         view = decode(obs, self.rules)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -29,7 +30,7 @@ import numpy as np
 from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.results import END_NAMES, MatchResults, ResetOutcome, RoundResults, StepOutcome
-from hanafuda_env.rules import RuleSpec, resolve_rules
+from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 from hanafuda_env.seeding import game_seeds
 
 from .base import AgentLike
@@ -157,6 +158,8 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
     rules = resolve_rules(rules)
+    for agent in (agent_a, agent_b):
+        _warn_other_rules(agent, rules)
     pair_seeds = game_seeds(int(seed), (n_matches + 1) // 2)
     sides = (_SideStats(), _SideStats())
     results = np.zeros(n_matches, dtype=np.int8)  # +1 A won, 0 draw, -1 A lost
@@ -345,6 +348,20 @@ def _unlinked(linked: np.ndarray) -> list[int]:
             reached[i] = True
             frontier.extend(np.flatnonzero(linked[i] & ~reached).tolist())
     return np.flatnonzero(~reached).tolist()
+
+
+def _warn_other_rules(agent: AgentLike, rules: RuleSet) -> None:
+    """A baseline built for other rules (e.g. ``ten-base``, whose points are ten times
+    Nintendo's) misjudges every score it reads: say so. Policies carry no rule set."""
+    own = getattr(agent, "rules", None)
+    if not isinstance(own, RuleSet) or not getattr(agent, "reads_rules", True):
+        return
+    played = rules.to_dict()
+    differ = [k for k, v in own.to_dict().items() if k != "name" and played[k] != v]
+    if differ:
+        warnings.warn(f"agent {agent.name!r} was built for rule set {own.name!r} but plays "
+                      f"{rules.name!r} (they differ in {', '.join(differ)}); build it with the "
+                      "match's rules, e.g. make_agent(name, rules)", stacklevel=3)
 
 
 def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = None,

@@ -16,6 +16,7 @@ import torch
 from hanafuda_env.core import NUM_ACTIONS
 from hanafuda_env.observation import OBS_DIM
 
+from .base import check_inputs
 from .files import atomic_write_bytes
 from .networks import ActorCritic, sample_actions
 
@@ -126,9 +127,10 @@ class PolicyAgent:
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs, mask = check_inputs(obs, mask)  # as the baselines: a wrong layout fails by name
         if len(obs) == 0:
             return np.zeros(0, dtype=np.int64)
-        logits, _ = self.network(torch.as_tensor(obs), torch.as_tensor(mask, dtype=torch.bool))
+        logits, _ = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
         if self.greedy:
             return logits.argmax(-1).numpy()
         return sample_actions(logits, self.generator).numpy()
@@ -138,7 +140,8 @@ class PolicyAgent:
         """The network's own value head (in its run's reward units). Runs with
         ``critic: privileged`` train that head only during the warm start: their PPO critic is
         a separate network that needs hidden cards, so it is not part of a policy."""
-        _, values = self.network(torch.as_tensor(obs), torch.as_tensor(mask, dtype=torch.bool))
+        obs, mask = check_inputs(obs, mask, need_action=False)  # a final state has a value
+        _, values = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
         return values.numpy()
 
     @classmethod

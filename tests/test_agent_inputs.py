@@ -1,0 +1,72 @@
+"""Agents used outside the trainer: a trained policy checks its inputs as the baselines do,
+and a match warns when a baseline was built for another rule set than the one it plays."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from agents.baselines import GreedyAgent, RandomAgent
+from agents.evaluation import play_matches
+from agents.expert import ExpertAgent
+from agents.networks import ActorCritic
+from agents.policy import PolicyAgent
+from hanafuda_env.core import NUM_ACTIONS
+from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.rules import resolve_rules
+
+
+def inputs(n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    obs = np.random.default_rng(0).random((n, OBS_DIM), dtype=np.float32)
+    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+    mask[:, [5, 9]] = True
+    return obs, mask
+
+
+def test_policy_agent_takes_any_float_and_mask_dtype() -> None:
+    agent = PolicyAgent(ActorCritic(hidden=16))
+    obs, mask = inputs()
+    expected = agent.act(obs, mask)
+    assert set(expected.tolist()) <= {5, 9}
+    assert np.array_equal(agent.act(obs.astype(np.float64), mask.astype(np.int8)), expected)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda obs, mask: (obs[0], mask[0]), r"obs must have shape \(B, 303\), got \(303,\)"),
+    (lambda obs, mask: (obs, mask[:, :96]), r"mask must have shape \(3, 98\), got \(3, 96\)"),
+    (lambda obs, mask: (obs, np.where(np.arange(3)[:, None] == 1, False, mask)),
+     "row 1 of the mask allows no action"),
+])
+def test_policy_agent_refuses_a_wrong_layout_by_name(change, message) -> None:
+    """As the baselines do: a single observation, a cut mask or a row with nothing legal
+    (which the network would answer with action 0, an illegal move) fail naming the problem."""
+    agent = PolicyAgent(ActorCritic(hidden=16))
+    bad_obs, bad_mask = change(*inputs())
+    with pytest.raises(ValueError, match=message):
+        agent.act(bad_obs, bad_mask)
+    with pytest.raises(ValueError, match=message):
+        RandomAgent(seed=0).act(bad_obs, bad_mask)
+
+
+def test_policy_value_of_a_final_state_needs_no_legal_action() -> None:
+    agent = PolicyAgent(ActorCritic(hidden=16))
+    obs, mask = inputs()
+    assert np.array_equal(agent.value(obs, np.zeros_like(mask)), agent.value(obs, mask))
+
+
+def test_a_match_warns_about_an_expert_built_for_other_rules() -> None:
+    """The expert reads scores and rounds left in its own rule set's units: built for
+    ``ten-base`` (ten times the points) or 12 rounds, it misjudges a Nintendo or 3-round
+    match. Random and greedy play the same under any rules, and matching rules say nothing."""
+    short = resolve_rules({"preset": "nintendo", "rounds": 3})
+    with pytest.warns(UserWarning, match=r"agent 'expert' was built for rule set 'ten-base' "
+                      r"but plays 'nintendo' \(they differ in .*\)"):
+        play_matches(ExpertAgent("ten-base"), RandomAgent(), 2)
+    with pytest.warns(UserWarning, match=r"differ in rounds\)"):
+        play_matches(GreedyAgent(), ExpertAgent(), 2, rules=short)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        play_matches(RandomAgent("ten-base"), GreedyAgent("ten-base"), 2, rules=short)
+        play_matches(ExpertAgent(short), PolicyAgent(ActorCritic(hidden=16)), 2, rules=short)
