@@ -59,6 +59,7 @@ PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
 PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi-or-stop")
 
 _U64 = np.uint64
+_CARD_SHIFTS = np.arange(C.NUM_CARDS, dtype=_U64)
 _ZERO = _U64(0)
 
 
@@ -523,26 +524,50 @@ class KoiKoiCore:
     def resample_hidden(self, seat: int | np.ndarray, rng: np.random.Generator,
                         games: Sequence[int] | np.ndarray | None = None) -> None:
         """Shuffle what ``seat`` cannot see — the other hand and the undrawn stock — among
-        themselves, keeping their sizes: a world consistent with ``seat``'s information."""
-        games = self._games if games is None else np.atleast_1d(games)
-        seats = np.broadcast_to(np.asarray(seat), (self.n_games,))
-        for g in games:
-            other = 1 - int(seats[g])
-            pos = int(self.stock_pos[g])
-            hidden = C.ids_of(int(self.hands[g, other])) + self.stock[g, pos:].tolist()
-            order = rng.permutation(hidden)
-            n_hand = int(np.bitwise_count(self.hands[g, other]))
-            self.hands[g, other] = C.mask_of(order[:n_hand])
-            self.stock[g, pos:] = order[n_hand:]
+        themselves, keeping their sizes: a world consistent with ``seat``'s information
+        (every such world equally likely). ``seat``: one for all games or one per game."""
+        g = self._chosen(games)
+        other = 1 - np.broadcast_to(np.asarray(seat), (self.n_games,))[g].astype(np.intp)
+        undrawn = self._undrawn(g)
+        hand = self.hands[g, other]
+        stock_bits = np.bitwise_or.reduce(np.where(undrawn, C.CARD_BITS[self.stock[g]], _ZERO),
+                                          axis=1)
+        hidden = ((hand | stock_bits)[:, None] >> _CARD_SHIFTS) & _U64(1)  # (k, 48) 0/1
+        # The hidden cards in a random order, first in each row (the seen ones sort last).
+        keys = np.where(hidden.astype(bool), rng.random(hidden.shape), 2.0)
+        shuffled = np.argsort(keys, axis=1).astype(np.int8)
+        n_hand = np.bitwise_count(hand).astype(np.intp)
+        to_hand = np.arange(C.NUM_CARDS) < n_hand[:, None]
+        self.hands[g, other] = np.bitwise_or.reduce(
+            np.where(to_hand, C.CARD_BITS[shuffled], _ZERO), axis=1)
+        # stock slot j (j >= pos) takes the (j - pos)-th hidden card after the hand's
+        source = np.clip(n_hand[:, None] + np.arange(STOCK_SIZE) - self.stock_pos[g, None], 0,
+                         C.NUM_CARDS - 1)
+        self.stock[g] = np.where(undrawn, np.take_along_axis(shuffled, source, axis=1),
+                                 self.stock[g])
 
     def shuffle_stock(self, rng: np.random.Generator,
                       games: Sequence[int] | np.ndarray | None = None) -> None:
         """Reshuffle the undrawn stock only (both hands kept): a world where a player knows
         the opponent's hand but not the order of the draws still to come."""
-        games = self._games if games is None else np.atleast_1d(games)
-        for g in games:
-            pos = int(self.stock_pos[g])
-            self.stock[g, pos:] = rng.permutation(self.stock[g, pos:])
+        g = self._chosen(games)
+        undrawn = self._undrawn(g)
+        # drawn slots keep their place (keys below 0, in order); undrawn ones sort at random
+        keys = np.where(undrawn, rng.random(undrawn.shape), np.arange(STOCK_SIZE) - STOCK_SIZE)
+        self.stock[g] = np.take_along_axis(self.stock[g], np.argsort(keys, axis=1), axis=1)
+
+    def _chosen(self, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
+        """The distinct games a resampling touches (all by default)."""
+        if games is None:
+            return self._games
+        chosen = np.unique(np.asarray(games, dtype=np.intp))
+        if len(chosen) and (chosen[0] < 0 or chosen[-1] >= self.n_games):
+            raise IndexError(f"game indices must be in 0..{self.n_games - 1}, got {games!r}")
+        return chosen
+
+    def _undrawn(self, games: np.ndarray) -> np.ndarray:
+        """(k, STOCK_SIZE) bool: which stock slots of these games are still to be drawn."""
+        return np.arange(STOCK_SIZE) >= self.stock_pos[games, None]
 
     def state_dict(self) -> dict[str, np.ndarray]:
         """Copies of every state array (for saving, hashing and comparing games)."""

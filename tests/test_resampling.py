@@ -1,0 +1,77 @@
+"""Resampling the hidden cards (``resample_hidden``, ``shuffle_stock``) draws every world
+consistent with what a seat knows equally often, per game, in one batched call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hanafuda_env import cards as C
+from hanafuda_env.core import KoiKoiCore
+
+COPIES = 20_000
+
+
+def midround_core(seed: int = 4, steps: int = 7) -> KoiKoiCore:
+    core = KoiKoiCore(1, "nintendo", seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        core.step(np.array([rng.choice(np.flatnonzero(core.legal_action_mask()[0]))]))
+    return core
+
+
+def test_resample_hidden_draws_each_consistent_world_equally_often() -> None:
+    """Every hidden card is in the other hand with chance hand/hidden and in each undrawn
+    stock slot with chance 1/hidden (uniform over the consistent worlds)."""
+    source = midround_core()
+    seat = int(source.mover[0])
+    pos = int(source.stock_pos[0])
+    hidden = sorted(C.ids_of(int(source.hands[0, 1 - seat])) + source.stock[0, pos:].tolist())
+    n_hand = int(np.bitwise_count(source.hands[0, 1 - seat]))
+    assert n_hand and len(hidden) > n_hand
+    worlds = source.fork(0, copies=COPIES)
+    worlds.resample_hidden(seat, np.random.default_rng(0))
+    in_hand = (worlds.hands[:, 1 - seat, None] >> np.array(hidden, np.uint64)) & np.uint64(1)
+    assert np.abs(in_hand.mean(axis=0) - n_hand / len(hidden)).max() < 0.02
+    for slot in range(pos, worlds.stock.shape[1]):
+        counts = np.bincount(worlds.stock[:, slot], minlength=C.NUM_CARDS)
+        assert set(np.flatnonzero(counts)) == set(hidden)
+        assert np.abs(counts[hidden] / COPIES - 1 / len(hidden)).max() < 0.02
+    assert np.array_equal(worlds.stock[:, :pos], np.repeat(source.stock[:, :pos], COPIES, 0))
+
+
+def test_resample_hidden_takes_a_seat_per_game_and_repeats_by_seed() -> None:
+    core = KoiKoiCore(8, "nintendo", seed=9)
+    seats = np.array([0, 1] * 4)
+    a, b = core.fork(np.arange(8)), core.fork(np.arange(8))
+    a.resample_hidden(seats, np.random.default_rng(5))
+    b.resample_hidden(seats, np.random.default_rng(5))
+    assert all(np.array_equal(x, y) for x, y in zip(a.state_dict().values(),
+                                                    b.state_dict().values()))
+    rows = np.arange(8)
+    assert np.array_equal(a.hands[rows, seats], core.hands[rows, seats])  # each seat's own
+
+
+def test_resampling_games_given_twice_or_out_of_range() -> None:
+    core = KoiKoiCore(4, "nintendo", seed=2)
+    before = core.state_dict()
+    core.resample_hidden(0, np.random.default_rng(1), games=[1, 1, 3])
+    assert np.bitwise_count(core.hands[:, 1]).tolist() == np.bitwise_count(
+        before["hands"][:, 1]).tolist()
+    for method in (lambda g: core.resample_hidden(0, np.random.default_rng(1), games=g),
+                   lambda g: core.shuffle_stock(np.random.default_rng(1), games=g)):
+        with pytest.raises(IndexError, match=r"game indices must be in 0\.\.3, got \[4\]"):
+            method([4])
+
+
+def test_shuffle_stock_keeps_hands_and_drawn_cards_and_is_uniform() -> None:
+    source = midround_core(seed=6)
+    pos = int(source.stock_pos[0])
+    worlds = source.fork(0, copies=COPIES)
+    worlds.shuffle_stock(np.random.default_rng(3))
+    assert (worlds.hands == source.hands[0]).all()
+    assert (worlds.stock[:, :pos] == source.stock[0, :pos]).all()
+    undrawn = sorted(source.stock[0, pos:].tolist())
+    assert (np.sort(worlds.stock[:, pos:], axis=1) == undrawn).all()
+    counts = np.bincount(worlds.stock[:, pos], minlength=C.NUM_CARDS)[undrawn]
+    assert np.abs(counts / COPIES - 1 / len(undrawn)).max() < 0.02
