@@ -499,7 +499,8 @@ class KoiKoiCore:
         """A new batch holding copies of the chosen games (each ``copies`` times, in order).
 
         Every copy continues exactly like its source; give ``seed`` to draw the future
-        rounds' deals anew per copy (the current round's stock is kept).
+        rounds' deals anew per copy (the current round's stock is kept). A copy holds the
+        real hidden cards: :meth:`resample_hidden` makes it a world one player may believe.
         """
         chosen = np.atleast_1d(np.asarray(games))
         if chosen.dtype.kind not in "iu" or chosen.ndim != 1 or not is_integer(copies) \
