@@ -489,6 +489,18 @@ class KoiKoiGame:
         clone.seed, clone.deal_count = self.seed, self.deal_count
         return clone
 
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Shuffle what ``seat`` cannot see (the other hand, the undrawn stock) among
+        themselves, as ``KoiKoiCore.resample_hidden`` does: on a :meth:`copy`, a world that
+        ``seat`` may believe (a search must not roll out the real hidden cards)."""
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        other, pos = 1 - seat, self.stock_pos
+        order = rng.permutation(C.ids_of(self.hands[other]) + self.stock[pos:]).tolist()
+        n_hand = self.hands[other].bit_count()
+        self.hands[other] = C.mask_of(order[:n_hand])
+        self.stock[pos:] = order[n_hand:]
+
     def state_dict(self) -> dict[str, object]:
         """The state as plain values (lists copied), for comparing and hashing games."""
         state = {name: getattr(self, name) for name in self._STATE}

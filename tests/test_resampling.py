@@ -75,3 +75,31 @@ def test_shuffle_stock_keeps_hands_and_drawn_cards_and_is_uniform() -> None:
     assert (np.sort(worlds.stock[:, pos:], axis=1) == undrawn).all()
     counts = np.bincount(worlds.stock[:, pos], minlength=C.NUM_CARDS)[undrawn]
     assert np.abs(counts / COPIES - 1 / len(undrawn)).max() < 0.02
+
+
+def test_the_plain_game_resamples_a_copy_as_the_core_does() -> None:
+    """``KoiKoiGame.resample_hidden`` keeps all the seat sees, deals the same hidden cards
+    anew (uniformly, as the core), leaves the source game alone and plays on."""
+    from hanafuda_env.game import KoiKoiGame
+
+    game = KoiKoiGame.from_core(midround_core(seed=8), 0)
+    seat, other, pos = game.mover, 1 - game.mover, game.stock_pos
+    source = game.state_dict()
+    hidden = sorted(C.ids_of(game.hands[other]) + game.stock[pos:])
+    n_hand = game.hands[other].bit_count()
+    rng = np.random.default_rng(2)
+    in_hand = np.zeros(C.NUM_CARDS)
+    for _ in range(4000):
+        world = game.copy()
+        world.resample_hidden(seat, rng)
+        seen = world.state_dict()
+        assert all(seen[k] == source[k] for k in source if k not in ("hands", "stock"))
+        assert seen["hands"][seat] == source["hands"][seat]
+        assert seen["stock"][:pos] == source["stock"][:pos]
+        assert sorted(C.ids_of(world.hands[other]) + world.stock[pos:]) == hidden
+        in_hand[C.ids_of(world.hands[other])] += 1
+    assert np.abs(in_hand[hidden] / 4000 - n_hand / len(hidden)).max() < 0.04
+    assert game.state_dict() == source
+    world.step(int(np.flatnonzero(world.legal_action_mask())[0]))
+    with pytest.raises(ValueError, match="seat must be 0 or 1, got 2"):
+        world.resample_hidden(2, rng)
