@@ -24,6 +24,11 @@ change in match-win chance instead (:mod:`hanafuda_env.rewards`; a match's rewar
 its result, +1/0/-1), which is what a player who wants to win matches maximises. ``koikoi_v0``
 and the single-agent env take the same options and pay the same.
 
+Per-seat learners (TD, DQN): a seat's transition runs from one of its decisions to its next
+decision in the same episode, or to the episode's end; both seats' rewards arrive at every
+step, so add up each seat's rewards between its decisions (``agents.ppo.compute_gae`` does
+this for the trainer's two interleaved streams).
+
 ``infos``: ``action_mask`` (B, 98) bool and ``seat`` (B,) of the seat to move,
 ``round_results`` (the core's :class:`RoundResults` of this step, hand-yaku rounds included),
 ``match_results`` (:class:`MatchResults`), ``rewarded`` (one bool per round row: its points
