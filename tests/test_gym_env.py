@@ -235,3 +235,23 @@ def test_an_opponent_whose_seed_takes_no_seed_is_refused_when_built() -> None:
     opponent = Seedable()
     KoiKoiSingleAgentEnv(opponent).reset(seed=3)
     assert isinstance(opponent.seeded, int)
+
+
+def test_readme_mask_recipe_for_gymnasium_make_vec_next_step_autoreset():
+    """Under ``gymnasium.make_vec`` a done env's mask is all False for the step that resets
+    it; README's recipe fills that row so a masked sampler never sees an empty mask, and
+    every action taken on a live env is legal (no penalty ever)."""
+    envs = gymnasium.make_vec("hanafuda/KoiKoi-v0", num_envs=4)
+    obs, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    episodes = empty_rows = 0
+    for _ in range(200):
+        raw = info["action_mask"].astype(bool)
+        empty_rows += int((~raw.any(axis=1)).sum())
+        mask = np.where(raw.any(axis=1, keepdims=True), raw, True)
+        obs, reward, terminated, truncated, info = envs.step(
+            np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
+        assert "illegal_action" not in info
+        episodes += int(terminated.sum())
+    envs.close()
+    assert episodes > 20 and empty_rows == episodes - int(terminated.sum())
