@@ -55,6 +55,11 @@ CHOICES: dict[str, tuple[Any, ...]] = {
 QUIET_EXHAUSTION_WINNER: dict[str, int | None] = {
     "no-game": None, "dealer-wins": 0, "non-dealer-wins": 1, "highest-total": 0,
 }
+# Upper bounds that keep the engines' fixed-width state exact: round indices are int16, yaku
+# counts times points int16, scores int32 (1000 rounds of the largest round stay < 2**31).
+MAX_ROUNDS = 1000
+MAX_POINTS = 1000  # any one point value (a yaku, a further card, a hand yaku, exhaustion)
+MAX_TARGET_SCORE = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,8 @@ class RuleSet:
     points: PointTable = field(default_factory=PointTable)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise RuleError(f"rule 'name' must be a non-empty string, got {self.name!r}")
         for key, allowed in CHOICES.items():
             value = getattr(self, key)
             if value not in allowed:
@@ -91,16 +98,16 @@ class RuleSet:
                     "seven_point_doubling", "koikoi_doubling", "multiple_koikoi"):
             if not isinstance(getattr(self, key), bool):
                 raise RuleError(f"rule {key!r} must be true or false, got {getattr(self, key)!r}")
-        if not _is_int(self.rounds) or self.rounds < 1:
-            raise RuleError(f"rule 'rounds' must be a positive integer (3, 6, 12 …), "
-                            f"got {self.rounds!r}")
-        if self.target_score is not None and (not _is_int(self.target_score)
-                                              or self.target_score < 1):
-            raise RuleError(f"rule 'target_score' must be a positive integer or null, "
-                            f"got {self.target_score!r}")
-        if not _is_int(self.exhaustion_points) or self.exhaustion_points < 0:
-            raise RuleError(f"rule 'exhaustion_points' must be a non-negative integer, "
-                            f"got {self.exhaustion_points!r}")
+        if not _is_int(self.rounds) or not 1 <= self.rounds <= MAX_ROUNDS:
+            raise RuleError(f"rule 'rounds' must be an integer from 1 to {MAX_ROUNDS} "
+                            f"(3, 6, 12 …), got {self.rounds!r}")
+        if self.target_score is not None and (
+                not _is_int(self.target_score) or not 1 <= self.target_score <= MAX_TARGET_SCORE):
+            raise RuleError(f"rule 'target_score' must be an integer from 1 to "
+                            f"{MAX_TARGET_SCORE} or null, got {self.target_score!r}")
+        if not _is_int(self.exhaustion_points) or not 0 <= self.exhaustion_points <= MAX_POINTS:
+            raise RuleError(f"rule 'exhaustion_points' must be an integer from 0 to "
+                            f"{MAX_POINTS}, got {self.exhaustion_points!r}")
 
     @property
     def koikoi_multiplier(self) -> int:
@@ -148,7 +155,8 @@ class RuleSet:
     def from_yaml(cls, path: str | Path) -> RuleSet:
         try:
             with open(path, encoding="utf-8") as handle:
-                spec = yaml.safe_load(handle) or {}
+                spec = yaml.safe_load(handle)
+            spec = {} if spec is None else spec  # an empty file: the defaults
         except yaml.YAMLError as error:
             raise RuleError(f"{path} is not valid YAML: {_one_line(error)}") from None
         except UnicodeDecodeError:
@@ -180,8 +188,9 @@ def _points_from(spec: Any, start: PointTable) -> PointTable:
     for key, value in spec.items():
         if key not in allowed:
             raise RuleError(f"unknown yaku in 'points': {key!r}; allowed: " + ", ".join(allowed))
-        if not _is_int(value) or value < 0:
-            raise RuleError(f"points for {key!r} must be a non-negative integer, got {value!r}")
+        if not _is_int(value) or not 0 <= value <= MAX_POINTS:
+            raise RuleError(f"points for {key!r} must be an integer from 0 to {MAX_POINTS}, "
+                            f"got {value!r}")
     return dataclasses.replace(start, **spec)
 
 
@@ -208,7 +217,7 @@ RuleSpec = RuleSet | str | Path | Mapping[str, Any] | None
 
 
 def preset_rules(name: str) -> RuleSet:
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         raise RuleError(f"unknown rule preset {name!r}; allowed presets: {', '.join(PRESETS)}, "
                         "or a rule file ending in .yaml or .yml")
     return PRESETS[name]

@@ -195,6 +195,21 @@ def test_core_matches_reference(name: str, changes: dict, needed: tuple[str, ...
     assert not missing, f"{name}: random play never reached {missing}; coverage {coverage}"
 
 
+def test_the_largest_allowed_values_stay_exact() -> None:
+    """Every point value at its cap, the longest match: the core's fixed-width state
+    (int16 counts times points, int32 scores) still pays what the exact reference pays."""
+    from dataclasses import fields
+
+    from hanafuda_env.rules import MAX_POINTS, MAX_ROUNDS, PointTable
+
+    rules = RuleSet.from_dict({
+        "points": {f.name: MAX_POINTS for f in fields(PointTable)}, "rounds": MAX_ROUNDS,
+        "exhaustion_points": MAX_POINTS, "akatan_aotan": "combined-15",
+        "on_exhaustion": "dealer-wins", "multiple_koikoi": True})
+    coverage = run_against_reference(rules, seed=77, n_steps=640)
+    assert coverage["koikoi_doubling"] and coverage["reason:exhaustion-win"], coverage
+
+
 # ------------------------------------------------------------------ dealt decks
 def _deck(dealer_hand: list[int], other_hand: list[int], field: list[int]) -> list[int]:
     """A full deck order: the given hands and field, the rest as the stock in id order."""

@@ -247,3 +247,34 @@ def test_resolve_rules_rejects_other_types() -> None:
     with pytest.raises(RuleError) as info:
         resolve_rules(12)  # type: ignore[arg-type]
     assert "nintendo" in str(info.value) and "ten-base" in str(info.value)
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"rounds": 40000}, r"rule 'rounds' must be an integer from 1 to 1000 \(3, 6, 12 …\), "
+                        r"got 40000"),
+    ({"rounds": 10**20}, r"rule 'rounds' must be an integer from 1 to 1000"),
+    ({"points": {"kasu": 40000}}, r"points for 'kasu' must be an integer from 0 to 1000, "
+                                  r"got 40000"),
+    ({"exhaustion_points": 3_000_000_000}, r"'exhaustion_points' must be an integer from 0 to "
+                                           r"1000"),
+    ({"target_score": 10**9}, r"'target_score' must be an integer from 1 to 1000000 or null"),
+    ({"preset": ["a"]}, r"unknown rule preset \['a'\]; allowed presets: nintendo, ten-base"),
+    ({"name": [1, 2]}, r"rule 'name' must be a non-empty string, got \[1, 2\]"),
+    ({"name": ""}, r"rule 'name' must be a non-empty string, got ''"),
+])
+def test_values_the_engines_cannot_hold_are_refused_by_name(spec: dict, message: str) -> None:
+    """Past these bounds the core's int16/int32 state would overflow (and credit the wrong
+    seat); an unhashable name or preset failed deep inside with a TypeError."""
+    with pytest.raises(RuleError, match=message):
+        resolve_rules(spec)
+
+
+@pytest.mark.parametrize("text", ["false\n", "0\n", "[]\n", "- rounds: 3\n"])
+def test_a_rule_file_that_is_not_a_mapping_is_refused(tmp_path, text: str) -> None:
+    """Only an empty file means the defaults; ``false`` or a list is a mistake."""
+    path = tmp_path / "rules.yaml"
+    path.write_text(text)
+    with pytest.raises(RuleError, match=r"rules\.yaml: a rule set must be a mapping of options"):
+        resolve_rules(str(path))
+    path.write_text("")
+    assert resolve_rules(str(path)) == resolve_rules(None)
