@@ -45,6 +45,7 @@ from .seeding import (
     lone_game_seeds,  # noqa: F401  (importable from here before seeding.py)
     splitmix64,
 )
+from .worlds import deal_hidden, shuffle_undrawn
 
 NUM_ACTIONS = 98
 CHOOSE_OFFSET = 48
@@ -59,7 +60,6 @@ PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
 PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi-or-stop")
 
 _U64 = np.uint64
-_CARD_SHIFTS = np.arange(C.NUM_CARDS, dtype=_U64)
 _ZERO = _U64(0)
 
 
@@ -155,21 +155,24 @@ class KoiKoiCore:
             deck = self._check_deck(options["deck"])
         dealer = None
         if options.get("dealer") is not None:
-            dealer = np.broadcast_to(np.asarray(options["dealer"]), (self.n_games,))
-            if not np.isin(dealer, (0, 1)).all():
-                raise ValueError(f"dealer must be 0 or 1, got {options['dealer']!r}")
+            given = np.asarray(options["dealer"])
+            if given.dtype.kind not in "iu" or given.shape not in ((), (self.n_games,)) \
+                    or not np.isin(given, (0, 1)).all():
+                raise ValueError(f"dealer must be 0 or 1, or a list of {self.n_games} of them "
+                                 f"(one per game), got {options['dealer']!r}")
+            dealer = np.broadcast_to(given, (self.n_games,))
         return seeds, deck, dealer
 
     def _check_deck(self, deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]]
                     ) -> np.ndarray:
         deck = np.asarray(deck)
-        if deck.ndim == 1:
-            deck = np.broadcast_to(deck, (self.n_games, C.NUM_CARDS))
-        if deck.shape != (self.n_games, C.NUM_CARDS):
+        if deck.shape not in ((C.NUM_CARDS,), (self.n_games, C.NUM_CARDS)):
             raise ValueError(f"deck must have shape (48,) or ({self.n_games}, 48), "
                              f"got {deck.shape}")
-        if not (np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
-            raise ValueError("deck must hold each card id 0..47 exactly once")
+        deck = np.broadcast_to(deck, (self.n_games, C.NUM_CARDS))
+        if deck.dtype.kind not in "iu" or not (
+                np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
+            raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
         field = self._ids_to_bits(deck[:, FIELD_CARDS])
         full = _has_full_month(field)
         if full.any():
@@ -527,48 +530,34 @@ class KoiKoiCore:
         """Shuffle what ``seat`` cannot see — the other hand and the undrawn stock — among
         themselves, keeping their sizes: a world consistent with ``seat``'s information
         (every such world equally likely). ``seat``: one for all games or one per game."""
+        seats = np.asarray(seat)
+        if seats.dtype.kind not in "iu" or seats.shape not in ((), (self.n_games,)) \
+                or not np.isin(seats, (0, 1)).all():
+            raise ValueError(f"seat must be 0 or 1, or a list of {self.n_games} of them (one "
+                             f"per game), got {seat!r}")
         g = self._chosen(games)
-        other = 1 - np.broadcast_to(np.asarray(seat), (self.n_games,))[g].astype(np.intp)
-        undrawn = self._undrawn(g)
-        hand = self.hands[g, other]
-        stock_bits = np.bitwise_or.reduce(np.where(undrawn, C.CARD_BITS[self.stock[g]], _ZERO),
-                                          axis=1)
-        hidden = ((hand | stock_bits)[:, None] >> _CARD_SHIFTS) & _U64(1)  # (k, 48) 0/1
-        # The hidden cards in a random order, first in each row (the seen ones sort last).
-        keys = np.where(hidden.astype(bool), rng.random(hidden.shape), 2.0)
-        shuffled = np.argsort(keys, axis=1).astype(np.int8)
-        n_hand = np.bitwise_count(hand).astype(np.intp)
-        to_hand = np.arange(C.NUM_CARDS) < n_hand[:, None]
-        self.hands[g, other] = np.bitwise_or.reduce(
-            np.where(to_hand, C.CARD_BITS[shuffled], _ZERO), axis=1)
-        # stock slot j (j >= pos) takes the (j - pos)-th hidden card after the hand's
-        source = np.clip(n_hand[:, None] + np.arange(STOCK_SIZE) - self.stock_pos[g, None], 0,
-                         C.NUM_CARDS - 1)
-        self.stock[g] = np.where(undrawn, np.take_along_axis(shuffled, source, axis=1),
-                                 self.stock[g])
+        other = 1 - np.broadcast_to(seats, (self.n_games,))[g].astype(np.intp)
+        self.hands[g, other], self.stock[g] = deal_hidden(
+            self.hands[g, other], self.stock[g], self.stock_pos[g], rng)
 
     def shuffle_stock(self, rng: np.random.Generator,
                       games: Sequence[int] | np.ndarray | None = None) -> None:
         """Reshuffle the undrawn stock only (both hands kept): a world where a player knows
         the opponent's hand but not the order of the draws still to come."""
         g = self._chosen(games)
-        undrawn = self._undrawn(g)
-        # drawn slots keep their place (keys below 0, in order); undrawn ones sort at random
-        keys = np.where(undrawn, rng.random(undrawn.shape), np.arange(STOCK_SIZE) - STOCK_SIZE)
-        self.stock[g] = np.take_along_axis(self.stock[g], np.argsort(keys, axis=1), axis=1)
+        self.stock[g] = shuffle_undrawn(self.stock[g], self.stock_pos[g], rng)
 
     def _chosen(self, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
         """The distinct games a resampling touches (all by default)."""
         if games is None:
             return self._games
-        chosen = np.unique(np.asarray(games, dtype=np.intp))
-        if len(chosen) and (chosen[0] < 0 or chosen[-1] >= self.n_games):
-            raise IndexError(f"game indices must be in 0..{self.n_games - 1}, got {games!r}")
-        return chosen
-
-    def _undrawn(self, games: np.ndarray) -> np.ndarray:
-        """(k, STOCK_SIZE) bool: which stock slots of these games are still to be drawn."""
-        return np.arange(STOCK_SIZE) >= self.stock_pos[games, None]
+        given = np.atleast_1d(np.asarray(games))
+        chosen = np.unique(given)
+        if given.ndim != 1 or (len(given) and given.dtype.kind not in "iu") or (
+                len(chosen) and (chosen[0] < 0 or chosen[-1] >= self.n_games)):
+            raise IndexError(f"games must be a list of game indices (integers in "
+                             f"0..{self.n_games - 1}), got {games!r}")
+        return chosen.astype(np.intp)
 
     def state_dict(self) -> dict[str, np.ndarray]:
         """Copies of every state array (for saving, hashing and comparing games)."""

@@ -50,7 +50,7 @@ from .results import (
 )
 from .rules import QUIET_EXHAUSTION_WINNER, RuleSet, RuleSpec, resolve_rules
 from .scoring import SEVEN_POINTS
-from .seeding import check_seed_value
+from .seeding import check_seed_value, is_integer
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
 
@@ -179,7 +179,7 @@ class KoiKoiGame:
         if options.get("deck") is not None:
             deck = cls._check_deck(options["deck"])
         dealer = options.get("dealer")
-        if dealer is not None and (np.ndim(dealer) != 0 or dealer not in (0, 1)):
+        if dealer is not None and (not is_integer(dealer) or dealer not in (0, 1)):
             raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
         return deck, None if dealer is None else int(dealer)
 
@@ -188,8 +188,8 @@ class KoiKoiGame:
         cards = np.asarray(deck)
         if cards.shape != (C.NUM_CARDS,):
             raise ValueError(f"deck must have shape (48,), got {cards.shape}")
-        if not (np.sort(cards) == np.arange(C.NUM_CARDS)).all():
-            raise ValueError("deck must hold each card id 0..47 exactly once")
+        if cards.dtype.kind not in "iu" or not (np.sort(cards) == np.arange(C.NUM_CARDS)).all():
+            raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
         order = [int(c) for c in cards]
         field = card_mask(order[FIELD_CARDS])
         if has_full_month(field):

@@ -12,6 +12,7 @@ from env_helpers import play_episode
 
 from hanafuda_env import koikoi_v0
 from hanafuda_env.core import IllegalActionError, KoiKoiCore
+from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
@@ -270,3 +271,38 @@ def test_an_unknown_reset_option_is_named_with_the_allowed_ones() -> None:
     with pytest.raises(ValueError, match=r"^unknown reset option\(s\) 'dealr'; allowed: "
                                          r"dealer, deck$"):
         KoiKoiCore(1, seed=0).reset(seed=0, options={"dealr": 1})
+
+
+# ------------------------------------------------------------ reset options, by engine
+@pytest.mark.parametrize(("options", "message"), [
+    ({"deck": np.arange(48) + 0.0}, r"deck must hold each card id 0\.\.47 exactly once, as "
+                                    r"integers"),
+    ({"deck": list(range(47))}, r"deck must have shape \(48,\)"),
+    ({"dealer": True}, r"dealer must be 0 or 1"),
+    ({"dealer": 1.0}, r"dealer must be 0 or 1"),
+    ({"dealer": [0, 1, 0]}, r"dealer must be 0 or 1"),
+])
+def test_reset_options_of_the_wrong_kind_are_refused_by_every_engine(options, message):
+    """A float deck, a short deck, a bool, float or wrongly sized dealer: refused by name
+    with what is allowed (NumPy's indexing or broadcasting errors said neither), and the
+    games stay as they were."""
+    core = KoiKoiCore(2, seed=1)
+    before = core.state_dict()
+    with pytest.raises(ValueError, match=message):
+        core.reset(seed=1, options=options)
+    assert all(np.array_equal(before[k], v) for k, v in core.state_dict().items())
+    game = KoiKoiGame(seed=1)
+    with pytest.raises(ValueError, match=message):
+        game.reset(seed=1, options=options)
+    env = KoiKoiVectorEnv(2, seed=1)
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=1, options=options)
+
+
+@pytest.mark.parametrize("seat", [True, 1.0, 2, "1"])
+def test_gym_learner_seat_must_be_an_int_seat(seat):
+    with pytest.raises(ValueError, match=r"learner_seat must be 0, 1 or None, got "):
+        KoiKoiSingleAgentEnv(learner_seat=seat)
+    env = KoiKoiSingleAgentEnv()
+    with pytest.raises(ValueError, match=r"learner_seat must be 0, 1 or None, got "):
+        env.reset(seed=0, options={"learner_seat": seat})

@@ -60,8 +60,17 @@ def test_resampling_games_given_twice_or_out_of_range() -> None:
         before["hands"][:, 1]).tolist()
     for method in (lambda g: core.resample_hidden(0, np.random.default_rng(1), games=g),
                    lambda g: core.shuffle_stock(np.random.default_rng(1), games=g)):
-        with pytest.raises(IndexError, match=r"game indices must be in 0\.\.3, got \[4\]"):
-            method([4])
+        for games in ([4], [-1], [0.7], ["0"], [[0]]):
+            with pytest.raises(IndexError, match=r"games must be a list of game indices "
+                               r"\(integers in 0\.\.3\), got "):
+                method(games)
+    after = core.state_dict()
+    with pytest.raises(ValueError, match=r"seat must be 0 or 1, or a list of 4 of them"):
+        core.resample_hidden(2, np.random.default_rng(1))
+    for seat in (-1, 0.5, True, [0, 1], [0, 1, 0, 2]):
+        with pytest.raises(ValueError, match="seat must be 0 or 1"):
+            core.resample_hidden(seat, np.random.default_rng(1))
+    assert all(np.array_equal(after[k], v) for k, v in core.state_dict().items())
 
 
 def test_shuffle_stock_keeps_hands_and_drawn_cards_and_is_uniform() -> None:
