@@ -11,7 +11,7 @@ import yaml
 
 from .commands import train_command
 from .files import atomic_write_json, atomic_write_text
-from .policy import load_checkpoint
+from .policy import CheckpointError, load_checkpoint
 from .ppo import Trainer, make_env, run_updates
 from .ppo_config import RESUMABLE_KEYS, ConfigError, PPOConfig, claim_run_dir, resume_config
 
@@ -88,7 +88,7 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
         restart = payload is None
         trainer = Trainer(cfg, run_dir, resuming=not restart)
         if not restart:
-            trainer.restore(payload)
+            _restore(trainer, payload, latest)
         if trainer.update >= trainer.n_updates:
             raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "
                               f"decisions for total_decisions={cfg.total_decisions}); give a "
@@ -113,3 +113,17 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
     else:  # a fresh run, or a resume inside the warm start: keep every event
         purge_step = None
     return trainer, run_dir, SummaryWriter(str(run_dir), purge_step=purge_step)
+
+
+def _restore(trainer: Trainer, payload: dict[str, Any], path: Path) -> None:
+    """``trainer.restore`` with a checkpoint whose parts do not fit the run (edited, or from
+    another version) refused by name: nothing is written before this succeeds."""
+    try:
+        trainer.restore(payload)
+    except (KeyError, ValueError, RuntimeError, TypeError, IndexError, AttributeError) as error:
+        detail = f"missing {error}" if isinstance(error, KeyError) else " ".join(
+            str(error).split())[:300]
+        raise CheckpointError(
+            f"{str(path)!r} does not hold a training state this run can resume ({detail}); "
+            f"an older checkpoint of the run (checkpoints/update_*.pt) copied to latest.pt "
+            f"may") from None

@@ -57,3 +57,44 @@ def test_best_checkpoint_needs_evaluations_against_its_opponent() -> None:
         config(best_opponent="random", eval_interval=0)
     with pytest.raises(ConfigError, match="best_opponent must be one of"):
         config(best_opponent="random", eval_opponents=["greedy"])
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize(("edit", "detail"), [
+    (lambda state: state.pop("optimizer"), "missing 'optimizer'"),
+    (lambda state: state.pop("arrays"), "missing 'arrays'"),
+    (lambda state: state["config"].update(hidden=128), "size mismatch"),
+    (lambda state: state["config"].update(n_envs=16), "has shape"),
+])
+def test_resume_refuses_a_checkpoint_whose_parts_do_not_fit(tmp_path: Path, capsys, edit,
+                                                            detail: str) -> None:
+    """An edited checkpoint, or one of another version: a named error (not a KeyError or
+    torch's RuntimeError) and the run folder exactly as it was."""
+    import shutil
+
+    import yaml
+
+    import train
+    from agents.ppo_run import train as run_training
+
+    smoke = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
+    run = tmp_path / "run"
+    run_training(PPOConfig.from_dict({**yaml.safe_load(smoke.read_text()), "eval_interval": 0,
+                                      "total_decisions": 1024, "progress_bar": False}),
+                 run_dir=run)
+    broken = tmp_path / "broken"
+    shutil.copytree(run, broken)
+    state = load_checkpoint(broken / "checkpoints" / "latest.pt")
+    edit(state)
+    save_checkpoint(broken / "checkpoints" / "latest.pt", state)
+    before = _tree(broken)
+    capsys.readouterr()
+    assert train.main(["--resume", str(broken), "total_decisions=2048"]) == 2
+    err = capsys.readouterr().err
+    assert "does not hold a training state this run can resume" in err and detail in err, err
+    assert "Traceback" not in err
+    assert _tree(broken) == before
