@@ -25,6 +25,7 @@ from .policy import CheckpointError, load_checkpoint
 
 CRITICS = ("shared", "privileged")
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the configs shipped
+MAX_EXP_NAME_BYTES = 200  # a file name is at most 255 bytes; "__SEED__TIME_N" follows it
 
 
 class ConfigError(ValueError):
@@ -94,10 +95,12 @@ class PPOConfig:
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if (not isinstance(self.exp_name, str) or self.exp_name.strip(".") == ""
-                or any(c in self.exp_name for c in "/\\")):
-            raise ConfigError("exp_name must be a non-empty name without '/' or '\\' (it "
-                              f"starts the run folder's name), got {self.exp_name!r}")
-        if not isinstance(self.log_dir, str) or not self.log_dir:
+                or any(c in self.exp_name for c in "/\\\0")
+                or len(self.exp_name.encode()) > MAX_EXP_NAME_BYTES):
+            raise ConfigError(f"exp_name must be a non-empty name of at most "
+                              f"{MAX_EXP_NAME_BYTES} bytes without '/', '\\' or NUL (it starts "
+                              f"the run folder's name), got {self.exp_name!r}")
+        if not isinstance(self.log_dir, str) or not self.log_dir or "\0" in self.log_dir:
             raise ConfigError(f"log_dir must be a folder path, got {self.log_dir!r}")
         if self.critic not in CRITICS:
             raise ConfigError(f"critic must be one of {', '.join(map(repr, CRITICS))}, got "
@@ -305,6 +308,8 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
     """Make a new run's folder. A folder named by the user must be new or empty (nothing
     written there is overwritten); the default name gets a suffix if another run took it."""
     if run_dir is not None:
+        if "\0" in str(run_dir):
+            raise ConfigError(f"--run-dir must be a folder path, got {str(run_dir)!r}")
         run_dir = Path(run_dir)
         used = ConfigError(f"run folder {str(run_dir)!r} exists and is not an empty folder; "
                            f"pick a new --run-dir, or continue that run with --resume {run_dir}")
@@ -313,14 +318,14 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
                               "new --run-dir")
         if run_dir.exists() and any(run_dir.iterdir()):
             raise used
-        run_dir.mkdir(parents=True, exist_ok=True)
+        _make_folder(run_dir, "--run-dir", parents=True)
         try:  # claimed by creating config.yaml: of two runs started together, one gets it
             (run_dir / "config.yaml").open("x").close()
         except FileExistsError:
             raise used from None
         return run_dir
     base = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-    base.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(base.parent, "log_dir", parents=True)
     candidate, attempt = base, 1
     while True:
         try:
@@ -329,3 +334,16 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
         except FileExistsError:
             attempt += 1
             candidate = base.with_name(f"{base.name}_{attempt}")
+        except OSError as error:
+            raise ConfigError(f"log_dir {cfg.log_dir!r} cannot hold the run folder "
+                              f"{candidate.name!r}: {error.strerror or error}") from None
+
+
+def _make_folder(path: Path, option: str, parents: bool) -> None:
+    """``mkdir`` (existing folders are fine), its failure named after the option."""
+    try:
+        path.mkdir(parents=parents, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"{option} {str(path)!r} cannot be made a folder: "
+                          f"{error.strerror or error} (a file is in the way, or no permission); "
+                          "give a folder path") from None

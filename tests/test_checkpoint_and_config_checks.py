@@ -98,3 +98,25 @@ def test_resume_refuses_a_checkpoint_whose_parts_do_not_fit(tmp_path: Path, caps
     assert "does not hold a training state this run can resume" in err and detail in err, err
     assert "Traceback" not in err
     assert _tree(broken) == before
+
+
+def test_run_folder_names_that_cannot_be_made_are_refused_by_option(tmp_path: Path,
+                                                                     capsys) -> None:
+    """A NUL or an over-long exp_name fails with the config (no folder made); a file where
+    log_dir or --run-dir needs a folder names that option, not just an OS errno."""
+    import train
+
+    smoke = str(Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml")
+    logs = tmp_path / "logs"
+    for name in ('"a\\0b"', "x" * 201):
+        assert train.main(["--config", smoke, f"log_dir={logs}", f"exp_name={name}"]) == 2
+        assert "exp_name must be a non-empty name of at most 200 bytes" in capsys.readouterr().err
+    assert not logs.exists()
+    in_the_way = tmp_path / "best.pt"
+    in_the_way.write_bytes(b"weights")
+    assert train.main(["--config", smoke, f"log_dir={in_the_way}"]) == 2
+    assert f"log_dir {str(in_the_way)!r} cannot be made a folder" in capsys.readouterr().err
+    assert train.main(["--config", smoke, "--run-dir", str(in_the_way / "run")]) == 2
+    err = capsys.readouterr().err
+    assert f"--run-dir {str(in_the_way / 'run')!r} cannot be made a folder" in err
+    assert "Traceback" not in err and in_the_way.read_bytes() == b"weights"
