@@ -59,7 +59,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two agents")
     if args.json is not None:
-        problem = output_path_problem(args.json, args.league or args.agents, args.overwrite)
+        problem = output_path_problem(args.json, [*(args.league or args.agents), args.rules],
+                                      args.overwrite)
         if problem:
             parser.error(f"--json {args.json}: {problem}")
     return args

@@ -67,16 +67,19 @@ def output_path_problem(name: str, inputs: list[str], overwrite: bool) -> str | 
     """Why results could not (or should not) be written to the file ``name``, for a CLI to
     check before its long work starts: the work is not lost to a typo, no user file is
     replaced unasked (``overwrite`` allows it) and none of the ``inputs`` (the files the work
-    reads, e.g. the checkpoints played) ever is."""
+    reads: the checkpoints played, the rule file) ever is."""
     if not name:
         return "needs a file name"
+    if name.endswith(("/", os.sep)):
+        return "ends in a path separator; give a file name"
     path = Path(name)
     if path.is_dir():
         return "is a folder; give a file name"
     if path.exists():
         read = [spec for spec in inputs if Path(spec).exists() and Path(spec).samefile(path)]
         if read:
-            return "is a file this command reads (a checkpoint played); give another file name"
+            return ("is a file this command reads (a checkpoint played or the rule file); give "
+                    "another file name")
         if not overwrite:
             return "already exists; give a new file name, or --overwrite to replace it"
     for parent in path.absolute().parents:

@@ -227,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = make_arg_parser()
     args = parser.parse_args(argv)
     if args.json is not None:  # before any match: results are not lost to a bad path
-        played = [name for pair in args.pairs for name in pair]
-        problem = output_path_problem(args.json, played, args.overwrite)
+        read = [name for pair in args.pairs for name in pair] + [args.rules]
+        problem = output_path_problem(args.json, read, args.overwrite)
         if problem:
             parser.error(f"--json {args.json}: {problem}")
     if args.calibrate:

@@ -320,6 +320,15 @@ def test_evaluate_cli_never_replaces_a_file_unasked(tmp_path):
                            "--json", "expert", "--overwrite"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and named_like_a_baseline.read_bytes() == b"weights"
+    rule_file = tmp_path / "rules.yaml"
+    rule_file.write_text("rounds: 1\n")
+    done = run_cli("greedy", "random", "--rules", str(rule_file), "--json", str(rule_file),
+                   "--overwrite")
+    assert done.returncode == 2 and "the rule file" in done.stderr
+    assert rule_file.read_text() == "rounds: 1\n"
+    done = run_cli("greedy", "random", "--json", str(tmp_path / "new_folder") + "/")
+    assert done.returncode == 2 and "ends in a path separator" in done.stderr
+    assert not (tmp_path / "new_folder").exists()
 
 
 def test_evaluate_cli_reader_closing_the_pipe_keeps_the_json_and_prints_no_traceback(tmp_path):
