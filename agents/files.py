@@ -63,6 +63,16 @@ def _finite(tree: Any) -> Any:
     return tree
 
 
+def folder_hint(spec: str) -> str:
+    """For an error about ``spec``: the checkpoint to give when it names a run folder."""
+    if not os.path.isdir(spec):
+        return ""
+    for inside in ("checkpoints/latest.pt", "latest.pt"):
+        if os.path.isfile(os.path.join(spec, inside)):
+            return f" ({spec!r} is a folder; its policy: {os.path.join(spec, inside)})"
+    return f" ({spec!r} is a folder, not a checkpoint file)"
+
+
 def output_path_problem(name: str, inputs: list[str], overwrite: bool) -> str | None:
     """Why results could not (or should not) be written to the file ``name``, for a CLI to
     check before its long work starts: the work is not lost to a typo, no user file is

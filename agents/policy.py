@@ -17,7 +17,7 @@ from hanafuda_env.core import NUM_ACTIONS
 from hanafuda_env.observation import OBS_DIM
 
 from .base import check_inputs
-from .files import atomic_write_bytes
+from .files import atomic_write_bytes, folder_hint
 from .networks import ActorCritic, sample_actions
 
 CHECKPOINT_FORMAT = "hanafuda-koikoi/ppo-v1"
@@ -39,7 +39,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read a checkpoint, with a clear error for a missing, corrupt or foreign file."""
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+        missing = "is not a file" if path.is_dir() else "does not exist"
+        raise CheckpointError(f"checkpoint {str(path)!r} {missing}{folder_hint(str(path))}")
     try:
         with warnings.catch_warnings():  # a plain pickle warns before it fails; we explain
             warnings.simplefilter("ignore")
@@ -107,7 +108,7 @@ def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
             weights[spec] = policy_weights(spec)
         elif not is_baseline_name(spec):
             raise CheckpointError(f"checkpoint {spec!r} does not exist (and it is not a "
-                                  f"baseline name: {', '.join(BASELINES)})")
+                                  f"baseline name: {', '.join(BASELINES)}){folder_hint(spec)}")
     return weights
 
 class PolicyAgent:

@@ -256,6 +256,9 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
         hint = (f"; --resume takes the run folder ({str(given.parent.parent)!r}), not a "
                 "checkpoint" if given.is_file() and given.parent.name == "checkpoints" else "")
         raise CheckpointError(f"--resume {str(run_dir)!r}: no such run folder{hint}")
+    if (Path(run_dir) / "latest.pt").is_file() and not (Path(run_dir) / "checkpoints").exists():
+        raise CheckpointError(f"--resume {str(run_dir)!r} is a run's checkpoints folder; "
+                              f"--resume takes the run folder ({str(Path(run_dir).parent)!r})")
     path = Path(run_dir) / "checkpoints" / "latest.pt"
     restart = payload is None and not path.exists()
     if restart:

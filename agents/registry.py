@@ -11,6 +11,7 @@ from hanafuda_env.rules import RuleSpec, resolve_rules
 from .base import Agent, AgentLike
 from .baselines import GreedyAgent, RandomAgent
 from .expert import ExpertAgent
+from .files import folder_hint
 
 BASELINES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -22,16 +23,6 @@ BASELINES: dict[str, Callable[..., Agent]] = {
 def is_baseline_name(spec: str) -> bool:
     """A baseline's name as ``make_agent`` reads it (case and surrounding spaces ignored)."""
     return spec.strip().lower() in BASELINES
-
-
-def folder_hint(spec: str) -> str:
-    """For an error about ``spec``: the checkpoint to give when it names a run folder."""
-    if not os.path.isdir(spec):
-        return ""
-    for inside in ("checkpoints/latest.pt", "latest.pt"):
-        if os.path.isfile(os.path.join(spec, inside)):
-            return f" ({spec!r} is a folder; its policy: {os.path.join(spec, inside)})"
-    return f" ({spec!r} is a folder, not a checkpoint file)"
 
 
 def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:

@@ -120,3 +120,26 @@ def test_run_folder_names_that_cannot_be_made_are_refused_by_option(tmp_path: Pa
     err = capsys.readouterr().err
     assert f"--run-dir {str(in_the_way / 'run')!r} cannot be made a folder" in err
     assert "Traceback" not in err and in_the_way.read_bytes() == b"weights"
+
+
+def test_folders_given_for_checkpoints_point_to_the_file_or_run_folder(tmp_path: Path,
+                                                                        capsys) -> None:
+    """``init_checkpoint=RUN`` names the run's policy file; ``--resume RUN/checkpoints``
+    names the run folder (it used to advise deleting the folder and starting anew)."""
+    import train
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    save_checkpoint(run / "checkpoints" / "latest.pt",
+                    {"model": ActorCritic(hidden=8).state_dict(), "network": {"hidden": 8}})
+    smoke = str(Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml")
+    assert train.main(["--config", smoke, f"log_dir={tmp_path / 'logs'}",
+                       f"init_checkpoint={run}"]) == 2
+    err = capsys.readouterr().err
+    assert f"checkpoint {str(run)!r} is not a file" in err
+    assert f"its policy: {run / 'checkpoints' / 'latest.pt'}" in err
+    assert train.main(["--resume", str(run / "checkpoints")]) == 2
+    err = capsys.readouterr().err
+    assert "is a run's checkpoints folder" in err and f"the run folder ({str(run)!r})" in err
+    assert "delete" not in err and sorted(p.name for p in run.rglob("*")) == [
+        "checkpoints", "latest.pt"]
