@@ -120,7 +120,9 @@ def _restore(trainer: Trainer, payload: dict[str, Any], path: Path) -> None:
     another version) refused by name: nothing is written before this succeeds."""
     try:
         trainer.restore(payload)
-    except (KeyError, ValueError, RuntimeError, TypeError, IndexError, AttributeError) as error:
+    except CheckpointError:  # e.g. an opponent file it names: that message says which
+        raise
+    except (KeyError, ValueError, RuntimeError) as error:  # missing parts, shapes, sizes
         detail = f"missing {error}" if isinstance(error, KeyError) else " ".join(
             str(error).split())[:300]
         raise CheckpointError(

@@ -493,7 +493,7 @@ class KoiKoiGame:
         """Shuffle what ``seat`` cannot see (the other hand, the undrawn stock) among
         themselves, as ``KoiKoiCore.resample_hidden`` does: on a :meth:`copy`, a world that
         ``seat`` may believe (a search must not roll out the real hidden cards)."""
-        if seat not in (0, 1):
+        if not is_integer(seat) or seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         other, pos = 1 - seat, self.stock_pos
         order = rng.permutation(C.ids_of(self.hands[other]) + self.stock[pos:]).tolist()

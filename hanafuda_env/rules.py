@@ -41,6 +41,13 @@ class PointTable:
     teshi: int = 6
     kuttsuki: int = 6
 
+    def __post_init__(self) -> None:
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if not _is_int(value) or not 0 <= value <= MAX_POINTS:
+                raise RuleError(f"points for {item.name!r} must be an integer from 0 to "
+                                f"{MAX_POINTS}, got {value!r}")
+
 
 # Allowed values for the options that take one of a few names.
 CHOICES: dict[str, tuple[Any, ...]] = {
@@ -185,13 +192,10 @@ def _points_from(spec: Any, start: PointTable) -> PointTable:
     if not isinstance(spec, Mapping):
         raise RuleError(f"rule 'points' must be a mapping of yaku name to points, got {spec!r}")
     allowed = [f.name for f in dataclasses.fields(PointTable)]
-    for key, value in spec.items():
+    for key in spec:
         if key not in allowed:
             raise RuleError(f"unknown yaku in 'points': {key!r}; allowed: " + ", ".join(allowed))
-        if not _is_int(value) or not 0 <= value <= MAX_POINTS:
-            raise RuleError(f"points for {key!r} must be an integer from 0 to {MAX_POINTS}, "
-                            f"got {value!r}")
-    return dataclasses.replace(start, **spec)
+    return dataclasses.replace(start, **spec)  # PointTable checks the values
 
 
 NINTENDO = RuleSet()

@@ -196,8 +196,9 @@ def test_core_matches_reference(name: str, changes: dict, needed: tuple[str, ...
 
 
 def test_the_largest_allowed_values_stay_exact() -> None:
-    """Every point value at its cap, the longest match: the core's fixed-width state
-    (int16 counts times points, int32 scores) still pays what the exact reference pays."""
+    """Every point value at its cap, in the longest match: the batch scorer's int16 counts
+    times points equal the exact scorer on the largest piles (all 48 cards down to random
+    ones), and a dozen rounds of play pay what the exact reference pays."""
     from dataclasses import fields
 
     from hanafuda_env.rules import MAX_POINTS, MAX_ROUNDS, PointTable
@@ -206,6 +207,11 @@ def test_the_largest_allowed_values_stay_exact() -> None:
         "points": {f.name: MAX_POINTS for f in fields(PointTable)}, "rounds": MAX_ROUNDS,
         "exhaustion_points": MAX_POINTS, "akatan_aotan": "combined-15",
         "on_exhaustion": "dealer-wins", "multiple_koikoi": True})
+    rng = np.random.default_rng(77)
+    piles = [(1 << 48) - 1] + [int(rng.integers(0, 2**48)) for _ in range(500)]
+    totals = batch_scorer(rules).totals(np.array(piles, dtype=np.uint64))
+    exact = [sum(score_yaku(C.ids_of(p), rules).values()) for p in piles]
+    assert totals.tolist() == exact and max(exact) > 2**15  # past int16, exact still
     coverage = run_against_reference(rules, seed=77, n_steps=640)
     assert coverage["koikoi_doubling"] and coverage["reason:exhaustion-win"], coverage
 

@@ -12,6 +12,11 @@ from hanafuda_env.core import KoiKoiCore
 COPIES = 20_000
 
 
+def close_to(freq: np.ndarray, p: float) -> bool:
+    """Every frequency within 5 standard errors of ``p`` over COPIES draws."""
+    return bool(np.abs(freq - p).max() < 5 * np.sqrt(p * (1 - p) / COPIES))
+
+
 def midround_core(seed: int = 4, steps: int = 7) -> KoiKoiCore:
     core = KoiKoiCore(1, "nintendo", seed=seed)
     rng = np.random.default_rng(seed)
@@ -32,16 +37,19 @@ def test_resample_hidden_draws_each_consistent_world_equally_often() -> None:
     worlds = source.fork(0, copies=COPIES)
     worlds.resample_hidden(seat, np.random.default_rng(0))
     in_hand = (worlds.hands[:, 1 - seat, None] >> np.array(hidden, np.uint64)) & np.uint64(1)
-    assert np.abs(in_hand.mean(axis=0) - n_hand / len(hidden)).max() < 0.02
+    assert close_to(in_hand.mean(axis=0), n_hand / len(hidden))
     for slot in range(pos, worlds.stock.shape[1]):
         counts = np.bincount(worlds.stock[:, slot], minlength=C.NUM_CARDS)
         assert set(np.flatnonzero(counts)) == set(hidden)
-        assert np.abs(counts[hidden] / COPIES - 1 / len(hidden)).max() < 0.02
+        assert close_to(counts[hidden] / COPIES, 1 / len(hidden))
     assert np.array_equal(worlds.stock[:, :pos], np.repeat(source.stock[:, :pos], COPIES, 0))
 
 
 def test_resample_hidden_takes_a_seat_per_game_and_repeats_by_seed() -> None:
     core = KoiKoiCore(8, "nintendo", seed=9)
+    rng = np.random.default_rng(9)
+    for _ in range(5):  # mid-round: some cards drawn, hands of different sizes
+        core.step(core.sample_legal_actions(rng))
     seats = np.array([0, 1] * 4)
     a, b = core.fork(np.arange(8)), core.fork(np.arange(8))
     a.resample_hidden(seats, np.random.default_rng(5))
@@ -50,6 +58,9 @@ def test_resample_hidden_takes_a_seat_per_game_and_repeats_by_seed() -> None:
                                                     b.state_dict().values()))
     rows = np.arange(8)
     assert np.array_equal(a.hands[rows, seats], core.hands[rows, seats])  # each seat's own
+    assert (a.hands[rows, 1 - seats] != core.hands[rows, 1 - seats]).sum() >= 6  # the other's
+    pos = core.stock_pos
+    assert all(np.array_equal(a.stock[g, :pos[g]], core.stock[g, :pos[g]]) for g in rows)
 
 
 def test_resampling_games_given_twice_or_out_of_range() -> None:
@@ -83,7 +94,7 @@ def test_shuffle_stock_keeps_hands_and_drawn_cards_and_is_uniform() -> None:
     undrawn = sorted(source.stock[0, pos:].tolist())
     assert (np.sort(worlds.stock[:, pos:], axis=1) == undrawn).all()
     counts = np.bincount(worlds.stock[:, pos], minlength=C.NUM_CARDS)[undrawn]
-    assert np.abs(counts / COPIES - 1 / len(undrawn)).max() < 0.02
+    assert close_to(counts / COPIES, 1 / len(undrawn))
 
 
 def test_the_plain_game_resamples_a_copy_as_the_core_does() -> None:
@@ -110,5 +121,6 @@ def test_the_plain_game_resamples_a_copy_as_the_core_does() -> None:
     assert np.abs(in_hand[hidden] / 4000 - n_hand / len(hidden)).max() < 0.04
     assert game.state_dict() == source
     world.step(int(np.flatnonzero(world.legal_action_mask())[0]))
-    with pytest.raises(ValueError, match="seat must be 0 or 1, got 2"):
-        world.resample_hidden(2, rng)
+    for bad in (2, True, 1.0):
+        with pytest.raises(ValueError, match=f"seat must be 0 or 1, got {bad!r}"):
+            world.resample_hidden(bad, rng)

@@ -269,6 +269,18 @@ def test_values_the_engines_cannot_hold_are_refused_by_name(spec: dict, message:
         resolve_rules(spec)
 
 
+def test_a_point_table_given_whole_is_bounded_too() -> None:
+    """``RuleSet(points=PointTable(...))`` and ``replace`` skip the mapping's checks: the
+    table checks itself."""
+    from hanafuda_env.rules import PointTable
+
+    with pytest.raises(RuleError, match=r"points for 'extra_card' must be an integer from 0 "
+                                        r"to 1000, got 5000"):
+        RuleSet(points=PointTable(extra_card=5000))
+    with pytest.raises(RuleError, match=r"points for 'tan' must be an integer"):
+        resolve_rules(None).replace(points=PointTable(tan=-1))
+
+
 @pytest.mark.parametrize("text", ["false\n", "0\n", "[]\n", "- rounds: 3\n"])
 def test_a_rule_file_that_is_not_a_mapping_is_refused(tmp_path, text: str) -> None:
     """Only an empty file means the defaults; ``false`` or a list is a mistake."""
