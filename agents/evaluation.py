@@ -158,8 +158,7 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
     rules = resolve_rules(rules)
-    for agent in (agent_a, agent_b):
-        _warn_other_rules(agent, rules)
+    _warn_other_rules((agent_a, agent_b), rules)
     pair_seeds = game_seeds(int(seed), (n_matches + 1) // 2)
     sides = (_SideStats(), _SideStats())
     results = np.zeros(n_matches, dtype=np.int8)  # +1 A won, 0 draw, -1 A lost
@@ -350,18 +349,20 @@ def _unlinked(linked: np.ndarray) -> list[int]:
     return np.flatnonzero(~reached).tolist()
 
 
-def _warn_other_rules(agent: AgentLike, rules: RuleSet) -> None:
+def _warn_other_rules(agents: Sequence[AgentLike], rules: RuleSet) -> None:
     """A baseline built for other rules (e.g. ``ten-base``, whose points are ten times
-    Nintendo's) misjudges every score it reads: say so. Policies carry no rule set."""
-    own = getattr(agent, "rules", None)
-    if not isinstance(own, RuleSet) or not getattr(agent, "reads_rules", True):
-        return
+    Nintendo's) misjudges every score it reads: say so, at the caller's caller (the user's
+    ``play_matches`` or ``round_robin`` line). Policies carry no rule set."""
     played = rules.to_dict()
-    differ = [k for k, v in own.to_dict().items() if k != "name" and played[k] != v]
-    if differ:
-        warnings.warn(f"agent {agent.name!r} was built for rule set {own.name!r} but plays "
-                      f"{rules.name!r} (they differ in {', '.join(differ)}); build it with the "
-                      "match's rules, e.g. make_agent(name, rules)", stacklevel=3)
+    for agent in agents:
+        own = getattr(agent, "rules", None)
+        if not isinstance(own, RuleSet) or not getattr(agent, "reads_rules", True):
+            continue
+        differ = [k for k, v in own.to_dict().items() if k != "name" and played[k] != v]
+        if differ:
+            warnings.warn(f"agent {agent.name!r} was built for rule set {own.name!r} but plays "
+                          f"{rules.name!r} (they differ in {', '.join(differ)}); build it with "
+                          "the match's rules, e.g. make_agent(name, rules)", stacklevel=3)
 
 
 def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = None,
@@ -376,6 +377,7 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     """
     if len(agents) < 2:
         raise ValueError("a league needs at least two agents")
+    _warn_other_rules(agents, resolve_rules(rules))
     names = _unique_names([a.name for a in agents])
     k = len(agents)
     score = np.zeros((k, k))
@@ -385,7 +387,9 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
         for agent, agent_seed in ((agents[i], seed), (agents[j], seed + 1)):
             if callable(getattr(agent, "seed", None)):
                 agent.seed(agent_seed)
-        result = play_matches(agents[i], agents[j], n_matches, rules, seed, batch)
+        with warnings.catch_warnings():  # said once per agent, above
+            warnings.filterwarnings("ignore", "agent .* was built for rule set")
+            result = play_matches(agents[i], agents[j], n_matches, rules, seed, batch)
         result["agent_a"] = result["a"]["name"] = names[i]
         result["agent_b"] = result["b"]["name"] = names[j]
         s = result["wins"] + 0.5 * result["draws"]

@@ -70,3 +70,17 @@ def test_a_match_warns_about_an_expert_built_for_other_rules() -> None:
         warnings.simplefilter("error")
         play_matches(RandomAgent("ten-base"), GreedyAgent("ten-base"), 2, rules=short)
         play_matches(ExpertAgent(short), PolicyAgent(ActorCritic(hidden=16)), 2, rules=short)
+
+
+def test_a_league_warns_once_per_agent_at_the_callers_line() -> None:
+    """``round_robin`` says it once per mis-built agent, pointing at the user's call (not
+    inside evaluation.py), however many pairs that agent plays."""
+    from agents.evaluation import round_robin
+
+    with pytest.warns(UserWarning, match="agent 'expert' was built for rule set 'ten-base'"
+                      ) as caught:
+        round_robin([ExpertAgent("ten-base"), RandomAgent(), GreedyAgent()], 2)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    with pytest.warns(UserWarning) as caught:
+        play_matches(ExpertAgent("ten-base"), RandomAgent(), 2)
+    assert caught[0].filename == __file__
