@@ -5,9 +5,10 @@ to move is whoever the rules say (``agent_selection``), not a fixed alternation.
 
 * Observation: ``{"observation": float32[OBS_DIM], "action_mask": int8[98]}`` from the agent's
   own seat (see :mod:`hanafuda_env.observation`); the mask is non-zero only for the agent to
-  move, and the same mask is in ``infos[agent]["action_mask"]``. Arrays handed out are never
-  written to afterwards: every step makes new ones (the mover's mask is one array, shared by
-  its observations and infos until the next step).
+  move, and the same mask is in ``infos[agent]["action_mask"]``. Arrays and info dicts handed
+  out are never written to afterwards: every step makes new ones (the mover's mask is one
+  array, shared by its observations and infos until the next step), so a replay buffer may
+  keep them as they are.
 * Reward: the zero-sum points of every finished round go to the seats that won and lost them,
   whoever made the last move (a stop, an exhausted stock, …). With ``reward="match_win"``
   each round pays instead its change in the seats' match-win chance
@@ -311,8 +312,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         out = game.step(act)
         self._cumulative_rewards[agent] = 0.0
         info = self.infos[agent]
-        if info["round_results"] or info["match_results"]:
-            info["round_results"], info["match_results"] = [], []
+        if info["round_results"] or info["match_results"]:  # seen when it chose this move
+            self.infos[agent] = {**info, "round_results": [], "match_results": []}
         done = False
         if out.round_over or self._carry[0] or self._carry[1]:
             done = self._score(out)
@@ -347,9 +348,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                        + mark_rows(split.dropped, False))
             self._next_rows = split.carry
             for a in AGENTS:
-                self.infos[a]["round_results"] = self.infos[a]["round_results"] + records
-                self.infos[a]["match_results"] = (self.infos[a]["match_results"]
-                                                  + list(out.matches))
+                info = self.infos[a]
+                self.infos[a] = {**info, "round_results": info["round_results"] + records,
+                                 "match_results": info["match_results"] + list(out.matches)}
             done = episode == "round" or out.match_over
         scale = self.options.reward_scale
         self.rewards = {AGENTS[0]: reward[0] * scale, AGENTS[1]: reward[1] * scale}
@@ -367,8 +368,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # As PettingZoo's TerminateIllegalWrapper: the offender gets illegal_reward (unscaled),
         # the others 0, and the episode ends for everyone (a termination, not a truncation).
         self._cumulative_rewards[agent] = 0.0
-        info = self.infos[agent]  # rows it saw before this move are not shown again, as in step
-        info["round_results"], info["match_results"] = [], []
+        # rows it saw before this move are not shown again, as in step
+        self.infos[agent] = {**self.infos[agent], "round_results": [], "match_results": []}
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self.rewards[agent] = self.options.illegal_reward
         self._rewarded = True
@@ -376,9 +377,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._final = self.game.copy()
         self.terminations = dict.fromkeys(AGENTS, True)
         for a in AGENTS:  # the others learn who erred, never the offender's options or move
-            self.infos[a]["illegal_action"] = (
+            self.infos[a] = {**self.infos[a], "illegal_action": (
                 {"agent": agent, "action": action, "legal_actions": legal} if a == agent
-                else {"agent": agent})
+                else {"agent": agent})}
         self._set_masks()
 
     def _set_masks(self) -> None:
@@ -390,7 +391,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self._final is not None:
             self._legal, self._mask = _NO_LEGAL, None
             for a in self.agents:
-                infos[a]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
+                infos[a] = {**infos[a], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
             return
         game = self.game
         legal = bytearray(NUM_ACTIONS)
@@ -400,9 +401,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._mask = np.frombuffer(legal, np.int8)  # the array owns `legal` from here on
         agent, previous = AGENTS[game.mover], self.agent_selection
         self.agent_selection = agent
-        infos[agent]["action_mask"] = self._mask
+        infos[agent] = {**infos[agent], "action_mask": self._mask}
         if previous != agent:
-            infos[previous]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
+            infos[previous] = {**infos[previous], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
 
     # ----------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -213,3 +213,30 @@ def test_gym_reset_with_a_learner_seat_starts_a_new_match() -> None:
 
 def test_the_aec_env_prints_its_name_as_pettingzoo_wrappers_do() -> None:
     assert str(koikoi_v0.env()) == str(koikoi_v0.raw_env()) == "koikoi_v0"
+
+
+def test_aec_info_dicts_handed_out_never_change_afterwards() -> None:
+    """A replay buffer may keep ``last()``'s info as it is: later steps (new rounds, masks,
+    a penalized move) make new dicts instead of writing into the ones handed out."""
+    import copy
+
+    env = koikoi_v0.env(episode="match", rounds=2, illegal_action="penalize")
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    kept: list[tuple[dict, dict]] = []
+    for step in range(400):
+        obs, _, terminated, truncated, info = env.last()
+        kept.append((info, copy.deepcopy(info)))
+        if terminated or truncated:
+            env.step(None)
+            if not env.agents:
+                break
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)) if step < 150 else 99)  # then an illegal move
+    assert any(info["round_results"] for info, _ in kept)
+    for info, snapshot in kept:
+        assert info.keys() == snapshot.keys()
+        assert info["round_results"] == snapshot["round_results"]
+        assert np.array_equal(info["action_mask"], snapshot["action_mask"])
+        assert info.get("illegal_action") == snapshot.get("illegal_action")
