@@ -39,7 +39,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read a checkpoint, with a clear error for a missing, corrupt or foreign file."""
     path = Path(path)
     if not path.is_file():
-        missing = "is not a file" if path.is_dir() else "does not exist"
+        missing = "is not a file" if path.exists() else "does not exist"
         raise CheckpointError(f"checkpoint {str(path)!r} {missing}{folder_hint(str(path))}")
     try:
         with warnings.catch_warnings():  # a plain pickle warns before it fails; we explain
