@@ -11,11 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hanafuda_env
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.rules import PointTable, RuleError, RuleSet, resolve_rules
 
-ROOT = Path(hanafuda_env.__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _midround(n: int = 4, seed: int = 3, steps: int = 5) -> KoiKoiCore:
