@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any
 
-from agents.cli_types import positive_int, seed_int
+from agents.cli_types import HelpFormatter, positive_int, seed_int
 from agents.evaluation import play_matches, round_robin
 from agents.files import atomic_write_json, output_path_problem
 from agents.registry import BASELINES, display_names, make_agent
@@ -28,6 +28,7 @@ from hanafuda_env.rules import RuleError, resolve_rules
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
+        formatter_class=HelpFormatter,
         description="Play Koi-Koi matches between agents and report win rates, points, "
                     "koi-koi and yaku statistics (or a league with Elo ratings).",
         epilog=f"Agents: a baseline name ({', '.join(BASELINES)}) or a checkpoint path.")
@@ -36,21 +37,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--league", nargs="+", metavar="AGENT",
                         help="play a round robin between these agents instead")
     parser.add_argument("--matches", type=positive_int, default=200,
-                        help="matches per pairing (default 200)")
+                        help="matches per pairing")
     parser.add_argument("--rules", default="nintendo",
-                        help="rule preset (nintendo, ten-base) or a YAML rule file "
-                        "(default nintendo)")
+                        help="rule preset (nintendo, ten-base) or a YAML rule file")
     parser.add_argument("--rounds", type=positive_int, default=None,
                         help="rounds per match (overrides the rule set: 3, 6, 12 ...)")
     parser.add_argument("--seed", type=seed_int, default=0,
-                        help="deal and agent seed (default 0)")
+                        help="deal and agent seed")
     parser.add_argument("--batch", type=positive_int, default=1024,
                         help="games stepped together (the deals do not depend on it; "
-                        "the baselines' random tie-breaks do; default 1024)")
+                        "the baselines' random tie-breaks do)")
     parser.add_argument("--json", metavar="PATH",
                         help="write the full results as JSON to this new file")
     parser.add_argument("--overwrite", action="store_true",
-                        help="let --json replace an existing file (never a checkpoint played)")
+                        help="let --json replace an existing file (never a checkpoint played or "
+                        "the rule file)")
     args = parser.parse_args(argv)
     if args.league and args.agents:
         parser.error("give either two agents or --league, not both")

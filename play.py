@@ -19,7 +19,7 @@ from typing import TextIO
 import numpy as np
 
 from agents.base import AgentLike
-from agents.cli_types import positive_int, seed_int
+from agents.cli_types import HelpFormatter, positive_int, seed_int
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rendering import card_label, cards_line, counted, render_game
@@ -131,17 +131,17 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Play Koi-Koi against a bot.")
+    parser = argparse.ArgumentParser(description="Play Koi-Koi against a bot.",
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--bot", default="expert",
-                        help="baseline name (expert, greedy, random) or checkpoint path "
-                             "(default: %(default)s)")
+                        help="baseline name (expert, greedy, random) or checkpoint path")
     parser.add_argument("--rules", default="nintendo",
-                        help="rule preset name or YAML path (default: %(default)s)")
+                        help="rule preset name or YAML path")
     parser.add_argument("--rounds", type=positive_int, default=None,
                         help="rounds in the match (default: the rule set's, 12 for nintendo)")
     parser.add_argument("--seat", type=int, choices=(0, 1), default=0,
                         help="your seat, player_0 or player_1 (the first dealer is a coin "
-                             "flip) (default: %(default)s)")
+                             "flip)")
     parser.add_argument("--seed", type=seed_int, default=None,
                         help="seed of the deals and the bot, to replay a match "
                              "(default: a fresh random one)")

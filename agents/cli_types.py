@@ -1,4 +1,5 @@
-"""Argument types shared by the command lines (evaluate, play and the benchmarks).
+"""Argument types and the help layout shared by the command lines (evaluate, play and the
+benchmarks).
 
 A bad value is a usage error naming the value and what is allowed (``argparse`` prefixes the
 option), raised while parsing, before any slow work starts.
@@ -45,3 +46,13 @@ def positive_float(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
     return value
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except ``None`` and ``False``: their help says what
+    leaving the option out means, and "(default: None)" would only confuse."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from agents.cli_types import (  # noqa: F401  (the scripts import them from here)
+    HelpFormatter,
     non_negative_int,
     positive_float,
     positive_int,
@@ -22,16 +23,6 @@ from agents.cli_types import (  # noqa: F401  (the scripts import them from here
 )
 from agents.registry import BASELINES, folder_hint, is_baseline_name
 from hanafuda_env.rules import resolve_rules
-
-
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows each option's default, except ``None`` and ``False``: their help says what
-    leaving the option out means, and "(default: None)" would only confuse."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
 
 
 def make_parser(doc: str | None) -> argparse.ArgumentParser:

@@ -286,6 +286,18 @@ def test_evaluate_cli_json_stays_standard_for_a_single_match(tmp_path):
     assert result["points_per_match"]["low"] is None and result["matches"] == 1
 
 
+def test_evaluate_cli_help_shows_each_default_once():
+    """Defaults come from the parser (as in the other CLIs), not written into the help by
+    hand, where they could drift from the real ones."""
+    done = run_cli("--help")
+    text = " ".join(done.stdout.split())
+    for shown in ("matches per pairing (default: 200)", "YAML rule file (default: nintendo)",
+                  "deal and agent seed (default: 0)", "tie-breaks do) (default: 1024)"):
+        assert shown in text
+    assert "(default None)" not in text and "default 200" not in text
+    assert "(default: None)" not in text
+
+
 def test_evaluate_cli_reports_bad_agents_and_arguments():
     done = run_cli("greedy", "nobody")
     assert done.returncode == 2 and "random, greedy, expert" in done.stderr
