@@ -29,9 +29,9 @@ import struct
 import numpy as np
 
 from . import cards as C
-from .core import HAND_SIZE, STOCK_SIZE, KoiKoiCore
+from .core import HAND_SIZE, PHASE_NAMES, STOCK_SIZE, KoiKoiCore
 from .game import KoiKoiGame
-from .rules import RuleSet
+from .rules import RuleSet, RuleSpec, resolve_rules
 
 CARD_BLOCKS = ("hand", "field", "own_pile", "opp_pile", "unseen", "pending")
 SCALAR_NAMES = (
@@ -199,3 +199,41 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     else:  # a caller's array, of any layout and float dtype: NumPy converts
         out[_N_BINARY:] = scalars
     return out
+
+
+def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
+    """One observation vector as text: what its player sees, for reading a logged observation
+    while debugging a policy (``rules``: the rule set it was encoded under, for the point
+    scale and the rounds). Totals and scores beyond the encoder's clip read as the clip."""
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.shape != (OBS_DIM,):
+        raise ValueError(f"an observation has shape ({OBS_DIM},), got {obs.shape}")
+    rules = resolve_rules(rules)
+    unit = score_unit(rules)
+
+    def cards(block: str) -> str:
+        return C.describe(int(C.bool_to_bits(obs[BLOCK[block]] > 0.5)))
+
+    def count(name: str, scale: float) -> int:
+        return round(float(obs[SCALAR_INDEX[name]]) * scale)
+
+    def flag(name: str) -> bool:
+        return bool(obs[SCALAR_INDEX[name]] > 0.5)
+
+    pending = obs[BLOCK["pending"]] > 0.5
+    waiting = f", card waiting: {C.card_name(int(pending.argmax()))}" if pending.any() else ""
+    called = {True: ", called koi-koi", False: ""}
+    return "\n".join([
+        f"decision: {PHASE_NAMES[int(obs[BLOCK['phase']].argmax())]}{waiting}",
+        f"hand ({count('own_hand_size', HAND_SIZE)}): {cards('hand')}",
+        f"field: {cards('field')}",
+        f"own pile: {cards('own_pile')}  (yaku total at its last turn's end "
+        f"{count('own_yaku_total', unit)}{called[flag('own_called_koikoi')]})",
+        f"opponent's pile: {cards('opp_pile')}  (yaku total at its last turn's end "
+        f"{count('opp_yaku_total', unit)}{called[flag('opp_called_koikoi')]})",
+        f"unseen: {count('opp_hand_size', HAND_SIZE)} in the opponent's hand, "
+        f"{count('stock_left', STOCK_SIZE)} in the stock: {cards('unseen')}",
+        f"{'dealer' if flag('is_dealer') else 'not dealer'}, "
+        f"{count('rounds_left', rules.rounds)} of {rules.rounds} rounds left (this one "
+        f"included), score difference {count('score_diff', unit):+d}",
+    ])
