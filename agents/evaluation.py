@@ -153,12 +153,18 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     koi-koi statistics (call rate at decisions; paid off = the caller won that round), yaku
     counts of the rounds each agent won, how rounds ended, and seat balance.
     """
+    rules = resolve_rules(rules)
+    _warn_other_rules((agent_a, agent_b), rules)
+    return _play_matches(agent_a, agent_b, n_matches, rules, seed, batch)
+
+
+def _play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSet,
+                  seed: int, batch: int) -> dict[str, Any]:
+    """:func:`play_matches` once the agents' rules were looked at (by it or ``round_robin``)."""
     if n_matches < 1:
         raise ValueError(f"n_matches must be at least 1, got {n_matches}")
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
-    rules = resolve_rules(rules)
-    _warn_other_rules((agent_a, agent_b), rules)
     pair_seeds = game_seeds(int(seed), (n_matches + 1) // 2)
     sides = (_SideStats(), _SideStats())
     results = np.zeros(n_matches, dtype=np.int8)  # +1 A won, 0 draw, -1 A lost
@@ -377,7 +383,8 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     """
     if len(agents) < 2:
         raise ValueError("a league needs at least two agents")
-    _warn_other_rules(agents, resolve_rules(rules))
+    rule_set = resolve_rules(rules)
+    _warn_other_rules(agents, rule_set)  # once per agent, not once per pair
     names = _unique_names([a.name for a in agents])
     k = len(agents)
     score = np.zeros((k, k))
@@ -387,9 +394,7 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
         for agent, agent_seed in ((agents[i], seed), (agents[j], seed + 1)):
             if callable(getattr(agent, "seed", None)):
                 agent.seed(agent_seed)
-        with warnings.catch_warnings():  # said once per agent, above
-            warnings.filterwarnings("ignore", "agent .* was built for rule set")
-            result = play_matches(agents[i], agents[j], n_matches, rules, seed, batch)
+        result = _play_matches(agents[i], agents[j], n_matches, rule_set, seed, batch)
         result["agent_a"] = result["a"]["name"] = names[i]
         result["agent_b"] = result["b"]["name"] = names[j]
         s = result["wins"] + 0.5 * result["draws"]
@@ -399,7 +404,6 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     elo = fit_elo(names, score, games)
     table = {names[i]: {names[j]: (score[i, j] / games[i, j] if games[i, j] else None)
                         for j in range(k)} for i in range(k)}
-    rule_set = resolve_rules(rules)
     return {"agents": names, "matches_per_pair": n_matches, "rules": rule_set.name,
             "rule_set": rule_set.to_dict(), "seed": int(seed), "batch": int(batch),
             "score_table": table,

@@ -5,10 +5,10 @@ to move is whoever the rules say (``agent_selection``), not a fixed alternation.
 
 * Observation: ``{"observation": float32[OBS_DIM], "action_mask": int8[98]}`` from the agent's
   own seat (see :mod:`hanafuda_env.observation`); the mask is non-zero only for the agent to
-  move, and the same mask is in ``infos[agent]["action_mask"]``. Arrays and info dicts handed
-  out are never written to afterwards: every step makes new ones (the mover's mask is one
-  array, shared by its observations and infos until the next step), so a replay buffer may
-  keep them as they are.
+  move, and the same mask is in ``infos[agent]["action_mask"]``. Arrays and each agent's info
+  dict handed out are never written to afterwards: every step makes new ones (the mover's
+  mask is one array, shared by its observations and infos until the next step), so a replay
+  buffer may keep them as they are (``env.infos`` itself is the live table of the latest).
 * Reward: the zero-sum points of every finished round go to the seats that won and lost them,
   whoever made the last move (a stop, an exhausted stock, …). With ``reward="match_win"``
   each round pays instead its change in the seats' match-win chance

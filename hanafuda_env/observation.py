@@ -203,8 +203,9 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
 
 def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
     """One observation vector as text: what its player sees, for reading a logged observation
-    while debugging a policy (``rules``: the rule set it was encoded under, for the point
-    scale and the rounds). Totals and scores beyond the encoder's clip read as the clip."""
+    while debugging a policy. ``rules``: the rule set it was encoded under, as the env
+    resolved it (its point unit and its ``rounds``: an env made with ``rounds=3`` needs that).
+    Totals and scores at the encoder's clip read as "at least" the clip."""
     obs = np.asarray(obs, dtype=np.float32)
     if obs.shape != (OBS_DIM,):
         raise ValueError(f"an observation has shape ({OBS_DIM},), got {obs.shape}")
@@ -220,20 +221,29 @@ def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
     def flag(name: str) -> bool:
         return bool(obs[SCALAR_INDEX[name]] > 0.5)
 
+    def total(name: str) -> str:
+        clipped = obs[SCALAR_INDEX[name]] >= TOTAL_CLIP
+        return f"{'at least ' if clipped else ''}{count(name, unit)}"
+
+    def pile(whose: str, block: str, prefix: str) -> str:
+        called = ", called koi-koi" if flag(f"{prefix}_called_koikoi") else ""
+        return (f"{whose} pile: {cards(block)}  (yaku total at its last turn's end "
+                f"{total(f'{prefix}_yaku_total')}{called})")
+
+    diff = float(obs[SCALAR_INDEX["score_diff"]])
+    score = (f"{'at least' if diff > 0 else 'at most'} {count('score_diff', unit):+d}"
+             if abs(diff) >= SCORE_CLIP else f"{count('score_diff', unit):+d}")
     pending = obs[BLOCK["pending"]] > 0.5
     waiting = f", card waiting: {C.card_name(int(pending.argmax()))}" if pending.any() else ""
-    called = {True: ", called koi-koi", False: ""}
     return "\n".join([
-        f"decision: {PHASE_NAMES[int(obs[BLOCK['phase']].argmax())]}{waiting}",
+        f"phase: {PHASE_NAMES[int(obs[BLOCK['phase']].argmax())]}{waiting}",
         f"hand ({count('own_hand_size', HAND_SIZE)}): {cards('hand')}",
         f"field: {cards('field')}",
-        f"own pile: {cards('own_pile')}  (yaku total at its last turn's end "
-        f"{count('own_yaku_total', unit)}{called[flag('own_called_koikoi')]})",
-        f"opponent's pile: {cards('opp_pile')}  (yaku total at its last turn's end "
-        f"{count('opp_yaku_total', unit)}{called[flag('opp_called_koikoi')]})",
+        pile("own", "own_pile", "own"),
+        pile("opponent's", "opp_pile", "opp"),
         f"unseen: {count('opp_hand_size', HAND_SIZE)} in the opponent's hand, "
         f"{count('stock_left', STOCK_SIZE)} in the stock: {cards('unseen')}",
         f"{'dealer' if flag('is_dealer') else 'not dealer'}, "
         f"{count('rounds_left', rules.rounds)} of {rules.rounds} rounds left (this one "
-        f"included), score difference {count('score_diff', unit):+d}",
+        f"included), score difference {score}",
     ])

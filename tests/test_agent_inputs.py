@@ -84,3 +84,25 @@ def test_a_league_warns_once_per_agent_at_the_callers_line() -> None:
     with pytest.warns(UserWarning) as caught:
         play_matches(ExpertAgent("ten-base"), RandomAgent(), 2)
     assert caught[0].filename == __file__
+
+
+def test_a_league_leaves_other_warnings_as_python_shows_them() -> None:
+    """The league's own once-per-agent rules warning must not reset Python's "already
+    shown" record: an agent's warning shown once stays once, however many pairs it plays."""
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings\n"
+        "from agents.baselines import RandomAgent\n"
+        "from agents.evaluation import round_robin\n"
+        "class Noisy(RandomAgent):\n"
+        "    name = 'noisy'\n"
+        "    def _act(self, obs, mask):\n"
+        "        warnings.warn('noisy')\n"
+        "        return super()._act(obs, mask)\n"
+        "round_robin([Noisy()] + [RandomAgent(name=f'r{i}') for i in range(4)], 2)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("UserWarning: noisy") == 1, done.stderr

@@ -1,5 +1,5 @@
 """``describe_observation`` reads a logged observation back as text, and says exactly what
-the player it was encoded for sees (under both rule sets' point scales)."""
+the player it was encoded for sees (under both rule sets' point scales, clips included)."""
 
 from __future__ import annotations
 
@@ -12,31 +12,71 @@ from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import OBS_DIM, describe_observation, encode_game
 
 
-@pytest.mark.parametrize("rules", ["nintendo", "ten-base"])
-def test_the_text_holds_what_the_player_sees(rules: str) -> None:
+def expected_text(game: KoiKoiGame, seat: int) -> str:
+    """The description built from the game itself, not from the observation."""
+    other, clip = 1 - seat, 100 * game.rules.points.extra_card  # ten units of ten points
+
+    def total(value: int) -> str:
+        return f"at least {clip}" if value >= clip else str(value)
+
+    def pile(whose: str, s: int) -> str:
+        called = ", called koi-koi" if game.koikoi_calls[s] else ""
+        return (f"{whose} pile: {C.describe(game.piles[s])}  (yaku total at its last turn's "
+                f"end {total(game.yaku_total[s])}{called})")
+
+    diff = game.match_score[seat] - game.match_score[other]
+    score = (f"at least {clip:+d}" if diff >= clip else f"at most {-clip:+d}"
+             if diff <= -clip else f"{diff:+d}")
+    waiting = (f", card waiting: {C.card_name(game.pending)}" if game.pending >= 0 else "")
+    hidden = game.hands[other] | C.mask_of(game.stock[game.stock_pos:])
+    rounds = game.rules.rounds
+    return "\n".join([
+        f"phase: {PHASE_NAMES[game.phase]}{waiting}",
+        f"hand ({game.hands[seat].bit_count()}): {C.describe(game.hands[seat])}",
+        f"field: {C.describe(game.field)}",
+        pile("own", seat),
+        pile("opponent's", other),
+        f"unseen: {game.hands[other].bit_count()} in the opponent's hand, "
+        f"{STOCK_SIZE - game.stock_pos} in the stock: {C.describe(hidden)}",
+        f"{'dealer' if game.dealer == seat else 'not dealer'}, "
+        f"{rounds - game.round_index} of {rounds} rounds left (this one included), "
+        f"score difference {score}",
+    ])
+
+
+@pytest.mark.parametrize("rules", [{"preset": "nintendo", "rounds": 6},
+                                   {"preset": "ten-base", "rounds": 6}])
+def test_every_line_says_what_the_player_sees(rules: dict) -> None:
+    """Random play with koi-koi called often, so calls, pending cards, both seats, clipped
+    totals and scores all show up; every line is compared whole."""
     game = KoiKoiGame(rules, seed=11)
     rng = np.random.default_rng(11)
-    checked = 0
-    for _ in range(300):
+    seen = {"pending": 0, "called": 0, "clipped": 0, "not dealer": 0}
+    for _ in range(1500):
         for seat in (0, 1):
-            text = describe_observation(encode_game(game, seat), rules).splitlines()
-            other = 1 - seat
-            hidden = game.hands[other] | C.mask_of(game.stock[game.stock_pos:])
-            shown_total = min(game.yaku_total[seat], 100 * game.rules.points.extra_card)
-            score = game.match_score[seat] - game.match_score[other]
-            assert text[0].startswith(f"decision: {PHASE_NAMES[game.phase]}")
-            assert text[1] == f"hand ({game.hands[seat].bit_count()}): " \
-                              f"{C.describe(game.hands[seat])}"
-            assert text[2] == f"field: {C.describe(game.field)}"
-            assert text[3].startswith(f"own pile: {C.describe(game.piles[seat])}  (yaku total "
-                                      f"at its last turn's end {shown_total}")
-            assert text[5] == (f"unseen: {game.hands[other].bit_count()} in the opponent's "
-                               f"hand, {STOCK_SIZE - game.stock_pos} in the stock: "
-                               f"{C.describe(hidden)}")
-            assert text[6].endswith(f"score difference {score:+d}") or abs(score) >= 100
-            checked += 1
-        game.step(int(rng.choice(np.flatnonzero(game.legal_action_mask()))))
-    assert checked == 600
+            text = describe_observation(encode_game(game, seat), game.rules)
+            assert text == expected_text(game, seat)
+            seen["pending"] += "card waiting" in text
+            seen["called"] += "called koi-koi" in text
+            seen["clipped"] += "at least" in text or "at most" in text
+            seen["not dealer"] += "not dealer" in text
+        legal = np.flatnonzero(game.legal_action_mask())
+        game.step(97 if 97 in legal and rng.random() < 0.8 else int(rng.choice(legal)))
+    if rules["preset"] == "ten-base":  # its clip is 1000 points: set beyond it below
+        seen.pop("clipped")
+    assert all(seen.values()), seen
+
+
+@pytest.mark.parametrize("rules", ["nintendo", "ten-base"])
+def test_totals_and_scores_at_the_clip_read_as_bounds(rules: str) -> None:
+    game = KoiKoiGame(rules, seed=2)
+    clip = 100 * game.rules.points.extra_card
+    game.yaku_total = [clip + 7, clip]
+    game.match_score = [clip + 1, -clip - 1]
+    text = describe_observation(encode_game(game, 1), rules)
+    assert text == expected_text(game, 1)
+    assert f"at least {clip})" in text and f"score difference at most {-clip:+d}" in text
+    assert describe_observation(encode_game(game, 0), rules).endswith(f"at least {clip:+d}")
 
 
 def test_only_one_observation_vector_is_described() -> None:

@@ -220,20 +220,26 @@ def test_aec_info_dicts_handed_out_never_change_afterwards() -> None:
     a penalized move) make new dicts instead of writing into the ones handed out."""
     import copy
 
-    env = koikoi_v0.env(episode="match", rounds=2, illegal_action="penalize")
+    env = koikoi_v0.env(episode="match", rounds=3, illegal_action="penalize")
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     kept: list[tuple[dict, dict]] = []
-    for step in range(400):
+    erred = False
+    for _ in range(400):
         obs, _, terminated, truncated, info = env.last()
         kept.append((info, copy.deepcopy(info)))
+        kept += [(other, copy.deepcopy(other)) for other in env.infos.values()]
         if terminated or truncated:
             env.step(None)
             if not env.agents:
                 break
             continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(rng.choice(legal)) if step < 150 else 99)  # then an illegal move
+        if info["round_results"] and not erred:  # a round of the match has ended: err now
+            env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+            erred = True
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert erred and any("illegal_action" in info for info, _ in kept)
     assert any(info["round_results"] for info, _ in kept)
     for info, snapshot in kept:
         assert info.keys() == snapshot.keys()

@@ -4,6 +4,8 @@ mutation audit): resampled games, rule bounds at their limits, info dicts, input
 from __future__ import annotations
 
 import copy
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,17 +132,25 @@ def test_eval_opponent_run_folder_names_its_policy(tmp_path: Path) -> None:
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
     (run / "checkpoints" / "latest.pt").write_bytes(b"weights")
-    with pytest.raises(CheckpointError, match=f"its policy: {run / 'checkpoints' / 'latest.pt'}"):
+    with pytest.raises(CheckpointError,
+                       match=re.escape(f"its policy: {run / 'checkpoints' / 'latest.pt'}")):
         read_policy_files([str(run)])
 
 
-def test_something_that_is_neither_file_nor_folder_is_not_called_a_folder() -> None:
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a named pipe")
+def test_something_that_is_neither_file_nor_folder_is_not_called_a_folder(
+        tmp_path: Path) -> None:
+    """A named pipe exists but is no checkpoint file: said as such, and not called a folder
+    (nor said not to exist)."""
     from agents.files import folder_hint
     from agents.policy import CheckpointError, load_checkpoint
 
-    assert folder_hint("/dev/null") == ""
-    with pytest.raises(CheckpointError) as error:
-        load_checkpoint("/dev/null")
+    pipe = tmp_path / "pipe.pt"
+    os.mkfifo(pipe)
+    assert folder_hint(str(pipe)) == ""
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {str(pipe)!r} is not a "
+                                                        "file")) as error:
+        load_checkpoint(pipe)
     assert "folder" not in str(error.value)
 
 
