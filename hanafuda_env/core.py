@@ -56,6 +56,8 @@ DEALER_HAND, OTHER_HAND = slice(0, HAND_SIZE), slice(HAND_SIZE, 2 * HAND_SIZE)
 FIELD_CARDS = slice(2 * HAND_SIZE, 2 * HAND_SIZE + FIELD_SIZE)
 STOCK_CARDS = slice(FIELD_CARDS.stop, FIELD_CARDS.stop + STOCK_SIZE)
 
+RESET_OPTIONS = ("dealer", "deck")
+
 PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
 PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi-or-stop")
 
@@ -137,10 +139,7 @@ class KoiKoiCore:
         """``reset``'s checked game seeds (None for no seed), deck and dealer: envs call
         this before changing anything, so a rejected reset leaves them as they were."""
         options = dict(options or {})
-        unknown = set(options) - {"dealer", "deck"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}; "
-                             "allowed: dealer, deck")
+        check_option_names(options)
         seeds = None
         if seed is not None and np.ndim(seed) == 0:
             seeds = game_seeds(check_seed_value(seed), self.n_games)
@@ -152,39 +151,11 @@ class KoiKoiCore:
             seeds = np.array(per_game, dtype=_U64)
         deck = None
         if options.get("deck") is not None:
-            deck = self._check_deck(options["deck"])
+            deck = check_decks(options["deck"], self.n_games)
         dealer = None
         if options.get("dealer") is not None:
-            given = np.asarray(options["dealer"])
-            if given.dtype.kind not in "iu" or given.shape not in ((), (self.n_games,)) \
-                    or not np.isin(given, (0, 1)).all():
-                raise ValueError(f"dealer must be 0 or 1, or a list of {self.n_games} of them "
-                                 f"(one per game), got {options['dealer']!r}")
-            dealer = np.broadcast_to(given, (self.n_games,))
+            dealer = check_seats(options["dealer"], self.n_games, "dealer")
         return seeds, deck, dealer
-
-    def _check_deck(self, deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]]
-                    ) -> np.ndarray:
-        deck = np.asarray(deck)
-        if deck.shape not in ((C.NUM_CARDS,), (self.n_games, C.NUM_CARDS)):
-            raise ValueError(f"deck must have shape (48,) or ({self.n_games}, 48), "
-                             f"got {deck.shape}")
-        deck = np.broadcast_to(deck, (self.n_games, C.NUM_CARDS))
-        if deck.dtype.kind not in "iu" or not (
-                np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
-            raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
-        field = self._ids_to_bits(deck[:, FIELD_CARDS])
-        full = _has_full_month(field)
-        if full.any():
-            g = int(np.flatnonzero(full)[0])
-            raise ValueError(f"game {g}: the given deck puts all four cards of a month on the "
-                             f"field ({C.describe(int(field[g]))}); such a deal is redealt by "
-                             f"the rules, so give another deck")
-        return deck.astype(np.int8)
-
-    @staticmethod
-    def _ids_to_bits(card_ids: np.ndarray) -> np.ndarray:
-        return np.bitwise_or.reduce(C.CARD_BITS[card_ids], axis=-1)
 
     def _random_words(self, games: np.ndarray, salt: int) -> np.ndarray:
         base = splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
@@ -206,16 +177,16 @@ class KoiKoiCore:
         while len(games):
             decks = deck if deck is not None else self._shuffled_decks(games)
             deck = None
-            field = self._ids_to_bits(decks[:, FIELD_CARDS])
+            field = _ids_to_bits(decks[:, FIELD_CARDS])
             redeal = _has_full_month(field)  # §2.1, before hand yaku (§2.7)
             while redeal.any():
                 again = games[redeal]
                 decks[redeal] = self._shuffled_decks(again)
-                field[redeal] = self._ids_to_bits(decks[redeal, FIELD_CARDS])
+                field[redeal] = _ids_to_bits(decks[redeal, FIELD_CARDS])
                 redeal = _has_full_month(field)
             dealer = self.dealer[games]
-            first = self._ids_to_bits(decks[:, DEALER_HAND])
-            second = self._ids_to_bits(decks[:, OTHER_HAND])
+            first = _ids_to_bits(decks[:, DEALER_HAND])
+            second = _ids_to_bits(decks[:, OTHER_HAND])
             self.hands[games, dealer] = first
             self.hands[games, 1 - dealer] = second
             self.field[games] = field
@@ -530,13 +501,9 @@ class KoiKoiCore:
         """Shuffle what ``seat`` cannot see — the other hand and the undrawn stock — among
         themselves, keeping their sizes: a world consistent with ``seat``'s information
         (every such world equally likely). ``seat``: one for all games or one per game."""
-        seats = np.asarray(seat)
-        if seats.dtype.kind not in "iu" or seats.shape not in ((), (self.n_games,)) \
-                or not np.isin(seats, (0, 1)).all():
-            raise ValueError(f"seat must be 0 or 1, or a list of {self.n_games} of them (one "
-                             f"per game), got {seat!r}")
+        seats = check_seats(seat, self.n_games, "seat")
         g = self._chosen(games)
-        other = 1 - np.broadcast_to(seats, (self.n_games,))[g].astype(np.intp)
+        other = 1 - seats[g].astype(np.intp)
         self.hands[g, other], self.stock[g] = deal_hidden(
             self.hands[g, other], self.stock[g], self.stock_pos[g], rng)
 
@@ -577,6 +544,50 @@ class KoiKoiCore:
                                  f"expected {current.shape}")
         for name, value in values.items():  # all checked: now assign
             setattr(self, name, value)
+
+
+def check_option_names(options: dict) -> None:
+    """Reset options are ``dealer`` and ``deck`` in both engines; anything else is named."""
+    unknown = set(options) - set(RESET_OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}; "
+                         f"allowed: {', '.join(RESET_OPTIONS)}")
+
+
+def check_decks(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_games: int
+                ) -> np.ndarray:
+    """A ``deck`` reset option (one order for all games or one per game) as (n_games, 48)
+    int8 orders, refused by name unless each is a deal the rules would play."""
+    deck = np.asarray(deck)
+    if deck.shape not in ((C.NUM_CARDS,), (n_games, C.NUM_CARDS)):
+        raise ValueError(f"deck must have shape (48,) or ({n_games}, 48), got {deck.shape}")
+    deck = np.broadcast_to(deck, (n_games, C.NUM_CARDS))
+    if deck.dtype.kind not in "iu" or not (
+            np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
+        raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
+    field = _ids_to_bits(deck[:, FIELD_CARDS])
+    full = _has_full_month(field)
+    if full.any():
+        g = int(np.flatnonzero(full)[0])
+        raise ValueError(f"game {g}: the given deck puts all four cards of a month on the "
+                         f"field ({C.describe(int(field[g]))}); such a deal is redealt by "
+                         f"the rules, so give another deck")
+    return deck.astype(np.int8)
+
+
+def check_seats(value: int | Sequence[int] | np.ndarray, n_games: int, what: str
+                ) -> np.ndarray:
+    """A seat (0 or 1) for every game, or one per game, as an (n_games,) array."""
+    given = np.asarray(value)
+    if given.dtype.kind not in "iu" or given.shape not in ((), (n_games,)) \
+            or not np.isin(given, (0, 1)).all():
+        raise ValueError(f"{what} must be 0 or 1, or a list of {n_games} of them (one per "
+                         f"game), got {value!r}")
+    return np.broadcast_to(given, (n_games,))
+
+
+def _ids_to_bits(card_ids: np.ndarray) -> np.ndarray:
+    return np.bitwise_or.reduce(C.CARD_BITS[card_ids], axis=-1)
 
 
 def _has_full_month(field: np.ndarray) -> np.ndarray:

@@ -37,6 +37,8 @@ from .core import (
     IllegalActionError,
     KoiKoiCore,
     action_name,
+    check_decks,
+    check_option_names,
 )
 from .game_scoring import card_mask, game_tables, hand_points, has_full_month
 from .results import (
@@ -171,10 +173,7 @@ class KoiKoiGame:
         envs call this before changing anything, so a rejected reset leaves them as they
         were."""
         options = dict(options or {})
-        unknown = set(options) - {"dealer", "deck"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}; "
-                             "allowed: dealer, deck")
+        check_option_names(options)
         deck = None
         if options.get("deck") is not None:
             deck = cls._check_deck(options["deck"])
@@ -186,17 +185,9 @@ class KoiKoiGame:
     @staticmethod
     def _check_deck(deck) -> list[int]:
         cards = np.asarray(deck)
-        if cards.shape != (C.NUM_CARDS,):
+        if cards.shape != (C.NUM_CARDS,):  # one game: one order
             raise ValueError(f"deck must have shape (48,), got {cards.shape}")
-        if cards.dtype.kind not in "iu" or not (np.sort(cards) == np.arange(C.NUM_CARDS)).all():
-            raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
-        order = [int(c) for c in cards]
-        field = card_mask(order[FIELD_CARDS])
-        if has_full_month(field):
-            raise ValueError(f"game 0: the given deck puts all four cards of a month on the "
-                             f"field ({C.describe(field)}); such a deal is redealt by the "
-                             f"rules, so give another deck")
-        return order
+        return check_decks(cards, 1)[0].tolist()  # the core's checks, one game
 
     def _base_word(self) -> int:
         return splitmix64_int(self.seed ^ splitmix64_int(self.deal_count))

@@ -39,6 +39,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .core import NUM_ACTIONS, IllegalActionError, action_name
+from .core import RESET_OPTIONS as GAME_RESET_OPTIONS
 from .env_options import (
     EnvOptions,
     as_action,
@@ -59,7 +60,7 @@ from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
 from .rules import RuleSpec
 from .seeding import is_integer
 
-RESET_OPTIONS = ("dealer", "deck", "learner_seat")
+RESET_OPTIONS = (*GAME_RESET_OPTIONS, "learner_seat")
 # What reset/step change besides the game and the RNG: saved so a failed call is undone.
 _UNDO_FIELDS = ("seat", "_final", "_carry", "_next_rows", "_next", "_rounds", "_matches")
 

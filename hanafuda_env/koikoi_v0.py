@@ -51,7 +51,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
-from .core import NUM_ACTIONS, IllegalActionError, action_name
+from .core import NUM_ACTIONS, RESET_OPTIONS, IllegalActionError, action_name
 from .env_options import (
     EnvOptions,
     as_action,
@@ -73,7 +73,6 @@ from .rules import RuleSpec
 
 AGENTS = ("player_0", "player_1")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
-RESET_OPTIONS = ("dealer", "deck")
 _NO_LEGAL = bytes(NUM_ACTIONS)  # nobody may move: the episode is over
 
 
