@@ -321,14 +321,14 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
                               "new --run-dir")
         if run_dir.exists() and any(run_dir.iterdir()):
             raise used
-        _make_folder(run_dir, "--run-dir", parents=True)
+        _make_folder(run_dir, "--run-dir")
         try:  # claimed by creating config.yaml: of two runs started together, one gets it
             (run_dir / "config.yaml").open("x").close()
         except FileExistsError:
             raise used from None
         return run_dir
     base = Path(cfg.log_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-    _make_folder(base.parent, "log_dir", parents=True)
+    _make_folder(base.parent, "log_dir")
     candidate, attempt = base, 1
     while True:
         try:
@@ -342,10 +342,10 @@ def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
                               f"{candidate.name!r}: {error.strerror or error}") from None
 
 
-def _make_folder(path: Path, option: str, parents: bool) -> None:
-    """``mkdir`` (existing folders are fine), its failure named after the option."""
+def _make_folder(path: Path, option: str) -> None:
+    """``mkdir -p``, its failure named after the option."""
     try:
-        path.mkdir(parents=parents, exist_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"{option} {str(path)!r} cannot be made a folder: "
                           f"{error.strerror or error} (a file is in the way, or no permission); "

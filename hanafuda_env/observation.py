@@ -225,10 +225,10 @@ def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
         clipped = obs[SCALAR_INDEX[name]] >= TOTAL_CLIP
         return f"{'at least ' if clipped else ''}{count(name, unit)}"
 
-    def pile(whose: str, block: str, prefix: str) -> str:
-        called = ", called koi-koi" if flag(f"{prefix}_called_koikoi") else ""
-        return (f"{whose} pile: {cards(block)}  (yaku total at its last turn's end "
-                f"{total(f'{prefix}_yaku_total')}{called})")
+    def pile(whose: str, side: str) -> str:  # side: "own" or "opp", as the names begin
+        called = ", called koi-koi" if flag(f"{side}_called_koikoi") else ""
+        return (f"{whose} pile: {cards(f'{side}_pile')}  (yaku total at its last turn's end "
+                f"{total(f'{side}_yaku_total')}{called})")
 
     diff = float(obs[SCALAR_INDEX["score_diff"]])
     score = (f"{'at least' if diff > 0 else 'at most'} {count('score_diff', unit):+d}"
@@ -239,8 +239,8 @@ def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
         f"phase: {PHASE_NAMES[int(obs[BLOCK['phase']].argmax())]}{waiting}",
         f"hand ({count('own_hand_size', HAND_SIZE)}): {cards('hand')}",
         f"field: {cards('field')}",
-        pile("own", "own_pile", "own"),
-        pile("opponent's", "opp_pile", "opp"),
+        pile("own", "own"),
+        pile("opponent's", "opp"),
         f"unseen: {count('opp_hand_size', HAND_SIZE)} in the opponent's hand, "
         f"{count('stock_left', STOCK_SIZE)} in the stock: {cards('unseen')}",
         f"{'dealer' if flag('is_dealer') else 'not dealer'}, "
