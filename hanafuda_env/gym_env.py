@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .core import NUM_ACTIONS, IllegalActionError, action_name
-from .core import RESET_OPTIONS as GAME_RESET_OPTIONS
+from .deals import RESET_OPTIONS as GAME_RESET_OPTIONS
 from .env_options import (
     EnvOptions,
     as_action,

@@ -51,7 +51,8 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
-from .core import NUM_ACTIONS, RESET_OPTIONS, IllegalActionError, action_name
+from .core import NUM_ACTIONS, IllegalActionError, action_name
+from .deals import RESET_OPTIONS
 from .env_options import (
     EnvOptions,
     as_action,

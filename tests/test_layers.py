@@ -15,6 +15,7 @@ ENV_LAYERS = [
     {"cards", "rules", "results", "seeding"},
     {"worlds"},
     {"scoring"},
+    {"deals"},
     {"core", "game_scoring"},
     {"game"},
     {"observation", "rendering", "env_options"},

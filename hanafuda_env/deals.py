@@ -1,0 +1,70 @@
+"""What a deal is: where a 48-card order puts its cards, the reset options both engines take,
+and the checks that refuse a deal or a seat the rules would not play (shared by the
+vectorized core, the plain game and the envs, so both engines refuse the same input)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import cards as C
+from .scoring import month_counts
+
+HAND_SIZE, FIELD_SIZE, STOCK_SIZE = 8, 8, 24
+# Where a dealt deck order puts its cards (``reset``'s ``deck`` option, every shuffle).
+DEALER_HAND, OTHER_HAND = slice(0, HAND_SIZE), slice(HAND_SIZE, 2 * HAND_SIZE)
+FIELD_CARDS = slice(2 * HAND_SIZE, 2 * HAND_SIZE + FIELD_SIZE)
+STOCK_CARDS = slice(FIELD_CARDS.stop, FIELD_CARDS.stop + STOCK_SIZE)
+
+RESET_OPTIONS = ("dealer", "deck")
+
+
+def ids_to_bits(card_ids: np.ndarray) -> np.ndarray:
+    """(…, n) card ids → (…,) 48-bit card sets."""
+    return np.bitwise_or.reduce(C.CARD_BITS[card_ids], axis=-1)
+
+
+def has_full_month(field: np.ndarray) -> np.ndarray:
+    """(n,) bool: the field holds all four cards of some month (a deal to redo, §2.1)."""
+    return (month_counts(field) == 4).any(axis=1)
+
+
+def check_option_names(options: dict) -> None:
+    """Reset options are ``dealer`` and ``deck`` in both engines; anything else is named."""
+    unknown = set(options) - set(RESET_OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}; "
+                         f"allowed: {', '.join(RESET_OPTIONS)}")
+
+
+def check_decks(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_games: int
+                ) -> np.ndarray:
+    """A ``deck`` reset option (one order for all games or one per game) as (n_games, 48)
+    int8 orders, refused by name unless each is a deal the rules would play."""
+    deck = np.asarray(deck)
+    if deck.shape not in ((C.NUM_CARDS,), (n_games, C.NUM_CARDS)):
+        raise ValueError(f"deck must have shape (48,) or ({n_games}, 48), got {deck.shape}")
+    deck = np.broadcast_to(deck, (n_games, C.NUM_CARDS))
+    if deck.dtype.kind not in "iu" or not (
+            np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
+        raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
+    field = ids_to_bits(deck[:, FIELD_CARDS])
+    full = has_full_month(field)
+    if full.any():
+        g = int(np.flatnonzero(full)[0])
+        raise ValueError(f"game {g}: the given deck puts all four cards of a month on the "
+                         f"field ({C.describe(int(field[g]))}); such a deal is redealt by "
+                         f"the rules, so give another deck")
+    return deck.astype(np.int8)
+
+
+def check_seats(value: int | Sequence[int] | np.ndarray, n_games: int, what: str
+                ) -> np.ndarray:
+    """A seat (0 or 1) for every game, or one per game, as an (n_games,) array."""
+    given = np.asarray(value)
+    if given.dtype.kind not in "iu" or given.shape not in ((), (n_games,)) \
+            or not np.isin(given, (0, 1)).all():
+        raise ValueError(f"{what} must be 0 or 1, or a list of {n_games} of them (one per "
+                         f"game), got {value!r}")
+    return np.broadcast_to(given, (n_games,))
