@@ -87,7 +87,8 @@ def describe_turn(core: KoiKoiCore, mover: int, pile_before: int, drawn_from: in
 
 def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
          stdout: TextIO) -> int:
-    """One match, person against bot. Returns the person's final score difference."""
+    """One match, person against bot. Returns the person's lead at the end (its zero-sum
+    match score: its points won minus the bot's)."""
     def write(text: str) -> None:
         stdout.write(text if text.endswith(("\n", "> ")) else text + "\n")
         stdout.flush()
@@ -122,9 +123,9 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
                 write(turn)
     except Quit:
         write("bye.")
-        return int(total[human] - total[1 - human])
+        return int(total[human])
     scores = outcome.matches.scores[0]  # the match's own (later rounds may have followed)
-    diff = int(scores[human] - scores[1 - human])
+    diff = int(scores[human])
     verdict = "You win!" if diff > 0 else "The bot wins." if diff < 0 else "A draw."
     write(f"match over. {verdict}")
     return diff

@@ -214,8 +214,7 @@ def decision_features(core: KoiKoiCore, games: np.ndarray | None = None
         "own_gain": own_gain,
         "own_outs": own_outs,
         "dealer": core.dealer[rows] == seat,
-        "score_diff": (score[np.arange(len(rows)), seat]
-                       - score[np.arange(len(rows)), other]).astype(np.int64),
+        "score_diff": score[np.arange(len(rows)), seat].astype(np.int64),  # the lead
     }
 
 

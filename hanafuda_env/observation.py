@@ -45,7 +45,8 @@ SCALAR_NAMES = (
     "is_dealer",
     "round_progress",  # rounds played / rounds of the match
     "rounds_left",  # rounds left including this one / rounds of the match
-    "score_diff",  # (own - opponent match score) / (10 * unit), clipped to [-10, 10]
+    "score_diff",  # match lead: own points won - the opponent's (the own zero-sum match
+    # score), / (10 * unit), clipped to [-10, 10]
 )
 N_PHASES = 4
 OBS_DIM = 48 * len(CARD_BLOCKS) + N_PHASES + len(SCALAR_NAMES)
@@ -102,7 +103,7 @@ def encode_observations(core: KoiKoiCore, seats: int | np.ndarray | None = None,
     opp_calls = np.where(mine, core.koikoi_calls[:, 1], core.koikoi_calls[:, 0])
     own_total = np.where(mine, core.yaku_total[:, 0], core.yaku_total[:, 1])
     opp_total = np.where(mine, core.yaku_total[:, 1], core.yaku_total[:, 0])
-    diff = np.where(mine, 1, -1) * (core.match_score[:, 0] - core.match_score[:, 1])
+    diff = np.where(mine, core.match_score[:, 0], core.match_score[:, 1])  # zero-sum: the lead
     at = SCALAR_INDEX
     obs[:, at["stock_left"]] = (STOCK_SIZE - core.stock_pos) / STOCK_SIZE
     obs[:, at["own_hand_size"]] = np.bitwise_count(own_hand) / HAND_SIZE
@@ -180,7 +181,7 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     totals, calls, score = game.yaku_total, game.koikoi_calls, game.match_score
     own_total = totals[seat] / unit
     opp_total = totals[other] / unit
-    diff = (score[seat] - score[other]) / unit
+    diff = score[seat] / unit  # zero-sum: the lead
     scalars = (  # in SCALAR_NAMES order (tests compare this with encode_observations)
         (STOCK_SIZE - game.stock_pos) / STOCK_SIZE,
         own_hand.bit_count() / HAND_SIZE,
@@ -245,5 +246,5 @@ def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
         f"{count('stock_left', STOCK_SIZE)} in the stock: {cards('unseen')}",
         f"{'dealer' if flag('is_dealer') else 'not dealer'}, "
         f"{count('rounds_left', rules.rounds)} of {rules.rounds} rounds left (this one "
-        f"included), score difference {score}",
+        f"included), match lead {score}",
     ])

@@ -127,7 +127,7 @@ def at_decision(own_pile: list[int], opp_pile: list[int], rules: Any = None,
                                           dtype=np.uint64))
     core.yaku_total[0] = totals
     core.round_index[0] = 12 - rounds_left
-    core.match_score[0] = [score_diff // 2, -(score_diff - score_diff // 2)]
+    core.match_score[0] = [score_diff, -score_diff]  # zero-sum: seat 0's lead
     return core
 
 
@@ -157,6 +157,14 @@ def test_expert_takes_a_stop_that_wins_the_match_on_its_last_round() -> None:
     round is what decides here.)"""
     assert expert_choice(at_decision(SANKO, [45, 46], score_diff=-4, rounds_left=1)) == STOP
     assert expert_choice(at_decision(SANKO, [45, 46], score_diff=-4, rounds_left=2)) == KOIKOI
+
+
+def test_expert_reads_the_match_lead_once() -> None:
+    """3 behind on the last round: the 5-point stop wins by 2, so the expert stops; 6 behind
+    it loses anyway, so the expert calls koi-koi. (The observation once held the difference
+    of the two zero-sum scores, twice the lead, and the expert saw 3 behind as 6.)"""
+    assert expert_choice(at_decision(SANKO, [45, 46], score_diff=-3, rounds_left=1)) == STOP
+    assert expert_choice(at_decision(SANKO, [45, 46], score_diff=-6, rounds_left=1)) == KOIKOI
 
 
 def test_expert_prices_the_opponents_win_after_its_own_koikoi_at_double() -> None:

@@ -24,7 +24,7 @@ def expected_text(game: KoiKoiGame, seat: int) -> str:
         return (f"{whose} pile: {C.describe(game.piles[s])}  (yaku total at its last turn's "
                 f"end {total(game.yaku_total[s])}{called})")
 
-    diff = game.match_score[seat] - game.match_score[other]
+    diff = game.match_score[seat]  # zero-sum: the lead
     score = (f"at least {clip:+d}" if diff >= clip else f"at most {-clip:+d}"
              if diff <= -clip else f"{diff:+d}")
     waiting = (f", card waiting: {C.card_name(game.pending)}" if game.pending >= 0 else "")
@@ -40,11 +40,11 @@ def expected_text(game: KoiKoiGame, seat: int) -> str:
         f"{STOCK_SIZE - game.stock_pos} in the stock: {C.describe(hidden)}",
         f"{'dealer' if game.dealer == seat else 'not dealer'}, "
         f"{rounds - game.round_index} of {rounds} rounds left (this one included), "
-        f"score difference {score}",
+        f"match lead {score}",
     ])
 
 
-@pytest.mark.parametrize("rules", [{"preset": "nintendo", "rounds": 6},
+@pytest.mark.parametrize("rules", [{"preset": "nintendo", "rounds": 24},  # leads past 100
                                    {"preset": "ten-base", "rounds": 6}])
 def test_every_line_says_what_the_player_sees(rules: dict) -> None:
     """Random play with koi-koi called often, so calls, pending cards, both seats, clipped
@@ -75,7 +75,7 @@ def test_totals_and_scores_at_the_clip_read_as_bounds(rules: str) -> None:
     game.match_score = [clip + 1, -clip - 1]
     text = describe_observation(encode_game(game, 1), rules)
     assert text == expected_text(game, 1)
-    assert f"at least {clip})" in text and f"score difference at most {-clip:+d}" in text
+    assert f"at least {clip})" in text and f"match lead at most {-clip:+d}" in text
     assert describe_observation(encode_game(game, 0), rules).endswith(f"at least {clip:+d}")
 
 

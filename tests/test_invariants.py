@@ -15,6 +15,7 @@ from hanafuda_env.core import (
     STOP,
     KoiKoiCore,
 )
+from hanafuda_env.observation import SCALAR_INDEX, SCORE_CLIP, encode_observations, score_unit
 from hanafuda_env.results import END_NAMES, StepOutcome
 from hanafuda_env.rules import RuleSet
 
@@ -123,6 +124,7 @@ def test_invariants_hold_over_random_games(name: str) -> None:
         mask = core.legal_action_mask()
         assert mask.any(axis=1).all(), "a game has no legal action"
         assert np.array_equal(core.match_score, tally.score)
+        assert_lead_observed(core, tally.won)
         actions = core.sample_legal_actions(rng)
         assert mask[np.arange(N_GAMES), actions].all(), "sampled an illegal action"
         call = rng.random(N_GAMES) < 0.7
@@ -136,6 +138,16 @@ def test_invariants_hold_over_random_games(name: str) -> None:
     assert tally.rounds > 8 * N_GAMES
     if rules.rounds <= 3:
         assert tally.matches > N_GAMES
+
+
+def assert_lead_observed(core: KoiKoiCore, won: np.ndarray) -> None:
+    """Each seat's observation holds its match lead: its points won minus the opponent's
+    (once, not the difference of the two zero-sum scores, which counts the lead twice)."""
+    unit = score_unit(core.rules)
+    for seat in (0, 1):
+        lead = (won[:, seat] - won[:, 1 - seat]) / unit
+        seen = encode_observations(core, seat)[:, SCALAR_INDEX["score_diff"]]
+        np.testing.assert_allclose(seen, np.clip(lead, -SCORE_CLIP, SCORE_CLIP), rtol=1e-6)
 
 
 class MatchTally:

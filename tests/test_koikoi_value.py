@@ -69,7 +69,7 @@ def test_features_of_a_hand_built_decision() -> None:
     assert f["own_cards"].tolist() == [4] and f["opp_cards"].tolist() == [5]
     assert f["turn"].tolist() == [7] and f["stock_left"].tolist() == [17]
     assert f["dealer"].tolist() == [True] and f["seat"].tolist() == [0]
-    assert f["score_diff"].tolist() == [20] and f["rounds_left"].tolist() == [9]
+    assert f["score_diff"].tolist() == [10] and f["rounds_left"].tolist() == [9]
     # the opponent needs only the cherry red ribbon (9) for akatan (5 points)
     assert f["opp_yaku_total"].tolist() == [0]
     assert f["opp_threat"].tolist() == [5] and f["opp_outs"].tolist() == [1]

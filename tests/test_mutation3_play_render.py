@@ -58,16 +58,16 @@ def test_every_quit_word_quits(word: str) -> None:
 
 # ---------------------------------------------------------------------- play
 def test_quitting_returns_the_score_difference_so_far() -> None:
-    """After some rounds, quitting returns the person's lead over the bot (both seats'
-    points), the same numbers the last "match score" line shows."""
+    """After some rounds, quitting returns the person's lead over the bot, the number the
+    last "match score" line shows for the person (zero-sum: the bot's is its negative)."""
     rules = resolve_rules("nintendo")
     out = io.StringIO()
     diff = play(RandomAgent(rules, seed=0), rules, 0, 1, io.StringIO("1\n" * 20), out)
     text = out.getvalue()
     assert "bye." in text
     you, bot = map(int, re.findall(r"match score: you (-?\d+), bot (-?\d+)", text)[-1])
-    assert you != 0
-    assert diff == you - bot
+    assert you != 0 and bot == -you
+    assert diff == you
 
 
 def test_the_match_score_line_is_from_the_persons_side() -> None:
@@ -100,7 +100,7 @@ def test_a_hand_yaku_at_the_first_deal_counts_in_the_score() -> None:
     diff = play(RandomAgent(rules, seed=0), rules, 0, 3, io.StringIO(""), out)
     text = out.getvalue()
     assert "round 1 over (hand-yaku): the bot won 6 points" in text and "bye." in text
-    assert diff == -12
+    assert diff == -6  # the teshi's 6 points
 
 
 class _HandCheckingBot:

@@ -43,7 +43,7 @@ def test_a_match_that_ends_at_the_deal_is_over_at_once() -> None:
     # seed 3 deals the bot (player_1) a teshi, which ends the one-round match
     diff = play(RandomAgent(rules, seed=0), rules, 0, 3, io.StringIO(""), out)
     text = out.getvalue()
-    assert diff == -12 and "hand-yaku" in text and "match over. The bot wins." in text
+    assert diff == -6 and "hand-yaku" in text and "match over. The bot wins." in text
     assert "your move" not in text and "bye." not in text
 
 
