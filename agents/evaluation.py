@@ -6,11 +6,11 @@ waves of up to ``batch`` games stepped together. Match ``j`` uses the deal seed 
 ``(j // 2) % 2``: the two matches of a pair are dealt the same decks, and in the first
 round A holds in one match the hand B holds in the other (duplicate format, which cancels
 part of the luck of the deal). Later rounds swap hands only when the same seat deals in
-both matches (the winner deals next), so the two matches of a pair are correlated: every
-interval treats a *pair* as the independent unit. A sits at seat 0 in half the matches and
-deals first in half of them. Deals depend only on ``seed`` and ``j``, never on ``batch``.
-Each game of a wave counts for one match only: once its match ends, the game is driven by
-cheap random moves until the wave is over, and nothing it does is counted.
+both matches (by default the round's winner deals next), so the two matches of a pair are
+correlated: every interval treats a *pair* as the independent unit. A sits at seat 0 in
+half the matches and deals first in half of them. Deals depend only on ``seed`` and ``j``,
+never on ``batch``. Each game of a wave counts for one match only: once its match ends, the
+game is driven by cheap random moves until the wave is over, and nothing it does is counted.
 
 Everything returned is plain Python (JSON-serialisable).
 """

@@ -55,7 +55,7 @@ from .seeding import (
     check_seed_value,
     game_seeds,
     is_integer,
-    lone_game_seeds,  # noqa: F401  (importable from here before seeding.py)
+    lone_game_seeds,  # noqa: F401  (re-exported: code written before seeding.py imports it here)
     splitmix64,
 )
 from .worlds import deal_hidden, shuffle_undrawn
@@ -164,17 +164,20 @@ class KoiKoiCore:
             dealer = check_seats(options["dealer"], self.n_games, "dealer")
         return seeds, deck, dealer
 
+    def _deal_words(self, games: np.ndarray) -> np.ndarray:
+        """One random word per game for its next deal: from its seed and deals so far."""
+        return splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
+
     def _random_words(self, games: np.ndarray, salt: int) -> np.ndarray:
-        base = splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
-        return splitmix64(base + _U64(salt * int(GOLDEN) % (1 << 64)))
+        return splitmix64(self._deal_words(games) + _U64(salt * int(GOLDEN) % (1 << 64)))
 
     def _coin(self, games: np.ndarray) -> np.ndarray:
         """A fair seat choice per game (the first dealer of a match)."""
         return (self._random_words(games, 1000) >> _U64(40) & _U64(1)).astype(np.int8)
 
     def _shuffled_decks(self, games: np.ndarray) -> np.ndarray:
-        base = splitmix64(self.seeds[games] ^ splitmix64(self.deal_count[games]))
-        keys = splitmix64(base[:, None] + np.arange(C.NUM_CARDS, dtype=_U64) * GOLDEN)
+        card_salts = np.arange(C.NUM_CARDS, dtype=_U64) * GOLDEN
+        keys = splitmix64(self._deal_words(games)[:, None] + card_salts)
         self.deal_count[games] += _U64(1)
         return np.argsort(keys, axis=1).astype(np.int8)
 
@@ -274,8 +277,7 @@ class KoiKoiCore:
         raise IllegalActionError(
             f"game {g}: action {int(given[g])} ({action_name(int(given[g]))}) is illegal "
             f"for seat {int(self.mover[g])} in phase {PHASE_NAMES[self.phase[g]]}; legal "
-            f"actions: {allowed} ({', '.join(action_name(a) for a in allowed)}). "
-            f"No game was changed.")
+            f"actions: {describe_actions(allowed)}. No game was changed.")
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray | Sequence[int]) -> StepOutcome:
@@ -573,3 +575,8 @@ def action_name(action: int) -> str:
     if 48 <= action < 96:
         return f"take {C.card_name(action - 48)}"
     return {STOP: "stop", KOIKOI: "koi-koi"}.get(action, f"unknown action {action}")
+
+
+def describe_actions(actions: Sequence[int]) -> str:
+    """Action ids with their names, as every illegal-action error lists the legal ones."""
+    return f"{list(actions)} ({', '.join(action_name(a) for a in actions)})"

@@ -32,6 +32,7 @@ from .core import (
     IllegalActionError,
     KoiKoiCore,
     action_name,
+    describe_actions,
 )
 from .deals import (
     DEALER_HAND,
@@ -270,8 +271,8 @@ class KoiKoiGame:
         allowed = self.legal_actions()
         raise IllegalActionError(
             f"game 0: action {action} ({action_name(action)}) is illegal for seat "
-            f"{self.mover} in phase {PHASE_NAMES[self.phase]}; legal actions: {allowed} "
-            f"({', '.join(action_name(a) for a in allowed)}). No game was changed.")
+            f"{self.mover} in phase {PHASE_NAMES[self.phase]}; legal actions: "
+            f"{describe_actions(allowed)}. No game was changed.")
 
     # ---------------------------------------------------------------------------- step
     def step(self, action: int) -> GameStepOutcome:

@@ -38,7 +38,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .core import NUM_ACTIONS, IllegalActionError, action_name
+from .core import NUM_ACTIONS, IllegalActionError, describe_actions
 from .deals import RESET_OPTIONS as GAME_RESET_OPTIONS
 from .env_options import (
     EnvOptions,
@@ -219,8 +219,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             if self.options.illegal_action == "raise":
                 raise IllegalActionError(
                     f"the learner (seat {self.seat}) cannot take action {action!r} now; legal "
-                    f"actions: {legal} ({', '.join(action_name(a) for a in legal)}). The game "
-                    f"was not changed.")
+                    f"actions: {describe_actions(legal)}. The game was not changed.")
             self._rounds, self._matches = [], []
             self._final = self.game.copy()
             info = self._info()
@@ -314,8 +313,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
                 allowed = np.flatnonzero(mask).tolist()
                 raise IllegalActionError(
                     f"the opponent (seat {seat}) chose illegal action {action!r}; its legal "
-                    f"actions: {allowed} ({', '.join(action_name(a) for a in allowed)}). "
-                    f"The env was left as before this call.")
+                    f"actions: {describe_actions(allowed)}. The env was left as before this "
+                    f"call.")
             action = checked
         return int(action)
 

@@ -51,7 +51,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
-from .core import NUM_ACTIONS, IllegalActionError, action_name
+from .core import NUM_ACTIONS, IllegalActionError, action_name, describe_actions
 from .deals import RESET_OPTIONS
 from .env_options import (
     EnvOptions,
@@ -363,8 +363,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.options.illegal_action == "raise":
             shown = action_name(act)
             raise IllegalActionError(
-                f"{agent} cannot take action {action!r} ({shown}) now; legal actions: {legal} "
-                f"({', '.join(action_name(a) for a in legal)}). The game was not changed.")
+                f"{agent} cannot take action {action!r} ({shown}) now; legal actions: "
+                f"{describe_actions(legal)}. The game was not changed.")
         # As PettingZoo's TerminateIllegalWrapper: the offender gets illegal_reward (unscaled),
         # the others 0, and the episode ends for everyone (a termination, not a truncation).
         self._cumulative_rewards[agent] = 0.0

@@ -13,7 +13,7 @@ is nothing to bootstrap from and no ``final_obs``/``final_info`` in ``infos``. I
 move), so Gymnasium's vector wrappers do not apply.
 
 * ``episode="round"``: an episode is one round. The games keep playing their matches, so
-  successive episodes are successive rounds (the winner deals next, the score goes on). A
+  successive episodes are successive rounds (the next dealer as the rules say, the score goes on). A
   hand-yaku round dealt right after has no decision: it is in ``round_results`` but not
   rewarded (``infos["rewarded"]`` marks the rows that were).
 * ``episode="match"``: an episode is a match; every round's points are rewarded when they
@@ -199,12 +199,15 @@ class KoiKoiVectorEnv:
                 "seat": self.core.mover.astype(np.int64), "round_results": rounds,
                 "match_results": matches, "rewarded": rewarded, "next_episode": next_episode}
 
-    # --------------------------------------------------------------- observe
+    # ------------------------------------------------------------------ state
     def state_dict(self) -> dict[str, np.ndarray]:
         """Everything needed to continue exactly: the games and any carried reward."""
         return {**self.core.state_dict(), "carry": self._carry.copy()}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        """Restore what :meth:`state_dict` returned (same number of games)."""
+        if "carry" not in state:
+            raise ValueError("env state lacks 'carry' (the rewards waiting for the next step)")
         carry = np.asarray(state["carry"], dtype=np.float64)
         if carry.shape != self._carry.shape:
             raise ValueError(f"env state 'carry' has shape {carry.shape}, "
@@ -213,6 +216,7 @@ class KoiKoiVectorEnv:
         self._carry = carry.copy()
         self._has_carry = bool(carry.any())
 
+    # --------------------------------------------------------------- observe
     def observe(self, seats: Any) -> np.ndarray:
         """(B, OBS_DIM) observations of any seats (an int or one per game), a new array."""
         return encode_observations(self.core, seats)

@@ -91,6 +91,14 @@ def test_load_state_dict_checks_the_carry_shape() -> None:
         np.testing.assert_array_equal(after[key], value)
 
 
+def test_load_state_dict_names_a_missing_carry() -> None:
+    """A state without the carried rewards (a core's state_dict) is refused by name."""
+    env = KoiKoiVectorEnv(2, seed=5)
+    env.reset()
+    with pytest.raises(ValueError, match="lacks 'carry'"):
+        env.load_state_dict(env.core.state_dict())
+
+
 def test_observe_returns_arrays_that_later_steps_leave_alone() -> None:
     """observe(seats) makes a new array; stepping the env does not overwrite it."""
     env = KoiKoiVectorEnv(2, seed=4)
