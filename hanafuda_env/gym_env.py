@@ -49,14 +49,12 @@ from .env_options import (
     make_options,
     mark_rows,
     not_an_action,
-    reset_split,
     seat_rewards,
-    split_rounds,
 )
 from .game import KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
-from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
+from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_split
 from .rules import RuleSpec
 from .seeding import is_integer
 
@@ -180,9 +178,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
         else:
             game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
             dealt = self.game.reset(seed=game_seed, options=options)
-            dealt_rows = paid_rows(self.reward, self.round_sigma, dealt.rounds, dealt.matches,
-                                   self.game)
-            split = reset_split(dealt_rows, self.options.episode, self.game.round_index)
+            split = paid_split(self.reward, self.round_sigma, self.options.episode, self.game,
+                               dealt.rounds, dealt.matches)
             rows = split.carry
             self._rounds = mark_rows(rows, True) + mark_rows(split.dropped, False)
             self._matches = list(dealt.matches)
@@ -266,8 +263,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
         if not out.round_over:
             return 0, False
         episode = self.options.episode
-        rows = paid_rows(self.reward, self.round_sigma, out.rounds, out.matches, self.game)
-        split = split_rounds(rows, episode, out.match_over, self.game.round_index)
+        split = paid_split(self.reward, self.round_sigma, episode, self.game, out.rounds,
+                           out.matches, out.match_over)
         self._rounds += mark_rows(split.now, True) + mark_rows(split.dropped, False)
         self._matches += out.matches
         self._next_rows = split.carry

@@ -62,14 +62,12 @@ from .env_options import (
     make_options,
     mark_rows,
     not_an_action,
-    reset_split,
     seat_rewards,
-    split_rounds,
 )
 from .game import GameStepOutcome, KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
-from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows
+from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_split
 from .rules import RuleSpec
 
 AGENTS = ("player_0", "player_1")
@@ -274,9 +272,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     self._np_random, _ = seeding.np_random()
                 game_seed = int(self._np_random.integers(2**63))
             dealt = self.game.reset(seed=game_seed, options=game_options)
-            dealt_rows = paid_rows(self.reward, self.round_sigma, dealt.rounds, dealt.matches,
-                                   self.game)
-            split = reset_split(dealt_rows, self.options.episode, self.game.round_index)
+            split = paid_split(self.reward, self.round_sigma, self.options.episode, self.game,
+                               dealt.rounds, dealt.matches)
             rows = split.carry
             records = mark_rows(rows, True) + mark_rows(split.dropped, False)
             matches = dealt.matches
@@ -340,8 +337,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         done = False
         if out.round_over:
             episode = self.options.episode
-            rows = paid_rows(self.reward, self.round_sigma, out.rounds, out.matches, self.game)
-            split = split_rounds(rows, episode, out.match_over, self.game.round_index)
+            split = paid_split(self.reward, self.round_sigma, episode, self.game, out.rounds,
+                               out.matches, out.match_over)
             gained = seat_rewards(split.now, self._field)
             reward = [reward[0] + gained[0], reward[1] + gained[1]]
             records = (mark_rows(split.now, True) + mark_rows(split.carry, False)

@@ -24,7 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from .env_options import check_number, match_boundaries, one_of
+from .env_options import (
+    RoundSplit,
+    check_number,
+    match_boundaries,
+    one_of,
+    reset_split,
+    split_rounds,
+)
 from .results import MatchResults, RoundResults
 from .rules import RuleSet
 
@@ -89,6 +96,16 @@ def paid_rows(kind: str, sigma: float, rows: list[dict], matches: Sequence[dict]
     values = game_match_win([r["round_index"] for r in rows], [r["reward"][0] for r in rows],
                             ended, game.match_score[0], game.round_index, game.rules, sigma)
     return [{**row, "match_win": [v, -v]} for row, v in zip(rows, values.tolist())]
+
+
+def paid_split(kind: str, sigma: float, episode: str, game: Any, rows: list[dict],
+               matches: Sequence[dict], match_over: bool | None = None) -> RoundSplit:
+    """A single-game env's rows of a step (``match_over`` given) or of a reset's deal
+    (``None``): paid (:func:`paid_rows`), then sorted by the episode they belong to."""
+    paid = paid_rows(kind, sigma, rows, matches, game)
+    if match_over is None:
+        return reset_split(paid, episode, game.round_index)
+    return split_rounds(paid, episode, match_over, game.round_index)
 
 
 def game_match_win(round_index: Sequence[int], gains: Sequence[float],
