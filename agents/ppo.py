@@ -226,7 +226,7 @@ class Trainer:
             "done": np.zeros(shape, dtype=bool),
         }
         self.pool.reseed(cfg.seed * 100_003 + self.update)
-        stats = {"learner_points": [], "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
+        stats = {"learner_rounds": 0, "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
                  "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
                  "learner_rounds_won": 0, "pool_points": []}
         if self.critic is not None:
@@ -298,7 +298,7 @@ class Trainer:
             for s in seats:
                 if self.opponent[g] != SELF:
                     stats["pool_points"].append(rounds.reward[k, s])
-                stats["learner_points"].append(rounds.reward[k, s])
+                stats["learner_rounds"] += 1
                 if rounds.koikoi_calls[k, s] > 0:
                     stats["koikoi_rounds"] += 1
                     stats["koikoi_won"] += int(rounds.winner[k] == s)
@@ -515,14 +515,13 @@ def _evaluate_learner(trainer: Trainer) -> dict[str, float]:
 
 
 def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, float]:
-    points = np.asarray(stats["learner_points"], dtype=np.float64)
     pool_points = np.asarray(stats["pool_points"], dtype=np.float64)
     decisions = stats["koikoi_calls"] + stats["stops"]
     metrics = {
         "charts/SPS": sps,
         "charts/round_win_rate": float((pool_points > 0).mean()) if len(pool_points) else 0.5,
         "charts/points_per_round_vs_pool": float(pool_points.mean()) if len(pool_points) else 0.0,
-        "charts/rounds": float(len(points)),  # learner seat-rounds (self-play: both seats)
+        "charts/rounds": float(stats["learner_rounds"]),  # seat-rounds (self-play: both seats)
         "koikoi/call_rate": stats["koikoi_calls"] / decisions if decisions else 0.0,
         "koikoi/paid_off_rate": (stats["koikoi_won"] / stats["koikoi_rounds"]
                                  if stats["koikoi_rounds"] else 0.0),

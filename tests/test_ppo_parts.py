@@ -405,7 +405,8 @@ def test_round_statistics_credit_rounds_dealt_after_an_episode_to_its_new_seats(
             moved += bool(later[k] and after[g] != seat[g])
             expected.append(rows.reward[k, s])
     assert moved > 0  # some rounds changed hands with the new draw of seats
-    assert stats["learner_points"] == expected
+    assert stats["pool_points"] == expected  # no self-play: every learner round is a pool one
+    assert stats["learner_rounds"] == len(expected)
 
 
 def test_a_plain_pickle_is_refused_without_torch_warnings(tmp_path) -> None:
