@@ -119,7 +119,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
                                                 illegal_action, illegal_reward, reward_scale)
         check_reward(reward, round_sigma)
         self.reward, self.round_sigma = reward, float(round_sigma)
-        self._field = ROW_FIELDS[reward]  # what a round row pays, per seat
+        self._paid_key = ROW_FIELDS[reward]  # round rows' key of what they pay each seat
         _check_seat(learner_seat)
         check_render_mode(render_mode, self.metadata["render_modes"])
         if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
@@ -184,7 +184,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             self._rounds = mark_rows(rows, True) + mark_rows(split.dropped, False)
             self._matches = list(dealt.matches)
         self._next = None
-        self._carry = seat_rewards(rows, self._field)[self.seat]
+        self._carry = seat_rewards(rows, self._paid_key)[self.seat]
         self._final = None
         skipped: list[dict] = []
         while self.game.mover != self.seat:
@@ -193,7 +193,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             if done:  # the episode ended before the learner's first decision: not one
                 skipped += mark_rows(self._rounds, False)
                 self._rounds = mark_rows(self._next_rows, True)  # its match stays reported
-                self._carry = seat_rewards(self._next_rows, self._field)[self.seat]
+                self._carry = seat_rewards(self._next_rows, self._paid_key)[self.seat]
         info = self._info()
         info["skipped"] = skipped
         if self.render_mode == "human":
@@ -269,7 +269,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
         self._matches += out.matches
         self._next_rows = split.carry
         done = episode == "round" or out.match_over
-        return seat_rewards(split.now, self._field)[self.seat], done
+        return seat_rewards(split.now, self._paid_key)[self.seat], done
 
     def _snapshot(self) -> tuple:
         """Everything reset/step may change (lists copied: ``_apply`` extends them), so

@@ -205,7 +205,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                                                 illegal_action, illegal_reward, reward_scale)
         check_reward(reward, round_sigma)
         self.reward, self.round_sigma = reward, float(round_sigma)
-        self._field = ROW_FIELDS[reward]  # what a round row pays, per seat
+        self._paid_key = ROW_FIELDS[reward]  # round rows' key of what they pay each seat
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -278,7 +278,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             records = mark_rows(rows, True) + mark_rows(split.dropped, False)
             matches = dealt.matches
             self._next = None
-        self._carry = seat_rewards(rows, self._field)
+        self._carry = seat_rewards(rows, self._paid_key)
         self._final = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -339,7 +339,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             episode = self.options.episode
             split = paid_split(self.reward, self.round_sigma, episode, self.game, out.rounds,
                                out.matches, out.match_over)
-            gained = seat_rewards(split.now, self._field)
+            gained = seat_rewards(split.now, self._paid_key)
             reward = [reward[0] + gained[0], reward[1] + gained[1]]
             records = (mark_rows(split.now, True) + mark_rows(split.carry, False)
                        + mark_rows(split.dropped, False))
