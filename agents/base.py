@@ -141,7 +141,7 @@ def decode(obs: np.ndarray, rules: RuleSet) -> View:
         opp_total=np.rint(scalar("opp_yaku_total") * unit).astype(np.int64),
         is_dealer=scalar("is_dealer") > 0.5,
         rounds_left=np.rint(scalar("rounds_left") * rules.rounds).astype(np.int64),
-        score_diff=scalar("score_diff") * unit,
+        score_diff=np.rint(scalar("score_diff") * unit).astype(np.int64),
     )
 
 

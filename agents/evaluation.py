@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
+from hanafuda_env.env_options import other_rules_warning
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.results import END_NAMES, MatchResults, ResetOutcome, RoundResults, StepOutcome
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
@@ -359,16 +360,10 @@ def _warn_other_rules(agents: Sequence[AgentLike], rules: RuleSet) -> None:
     """A baseline built for other rules (e.g. ``ten-base``, whose points are ten times
     Nintendo's) misjudges every score it reads: say so, at the caller's caller (the user's
     ``play_matches`` or ``round_robin`` line). Policies carry no rule set."""
-    played = rules.to_dict()
     for agent in agents:
-        own = getattr(agent, "rules", None)
-        if not isinstance(own, RuleSet) or not getattr(agent, "reads_rules", True):
-            continue
-        differ = [k for k, v in own.to_dict().items() if k != "name" and played[k] != v]
-        if differ:
-            warnings.warn(f"agent {agent.name!r} was built for rule set {own.name!r} but plays "
-                          f"{rules.name!r} (they differ in {', '.join(differ)}); build it with "
-                          "the match's rules, e.g. make_agent(name, rules)", stacklevel=3)
+        message = other_rules_warning(agent, rules, "agent")
+        if message:
+            warnings.warn(message, stacklevel=3)
 
 
 def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = None,

@@ -304,7 +304,7 @@ class ExpertAgent(Agent):
                  + p.potential * (race.pot_me - race.pot_opp))
         # a capture that makes yaku is always taken (the biggest first): it wins the round
         # or, after a koi-koi, keeps every card captured so far
-        made_value = _MADE_BONUS * self.rules.points.extra_card + stop_score + 1e-3 * value
+        made_value = _MADE_BONUS * self.rules.point_unit + stop_score + 1e-3 * value
         return np.where(made, made_value, value)
 
     def _decide(self, view: View, rows: np.ndarray, race: _Race) -> np.ndarray:
@@ -314,7 +314,7 @@ class ExpertAgent(Agent):
         stop = round_points(total, view.opp_called[rows], self.rules).astype(np.float64)
         diff = view.score_diff[rows][:, None]
         later = np.maximum(view.rounds_left[rows] - 1, 0)
-        sigma = (p.round_sigma * self.rules.points.extra_card * np.sqrt(later) + 1e-6)[:, None]
+        sigma = (p.round_sigma * self.rules.point_unit * np.sqrt(later) + 1e-6)[:, None]
         u_stop = _match_win(diff + stop[:, None], sigma)[:, 0]
         p_me, p_opp = race.p_me, race.p_opp
         p_none = np.clip(1.0 - p_me - p_opp, 0.0, 1.0)

@@ -38,7 +38,7 @@ from hanafuda_env.core import DECIDE, KOIKOI, STOCK_SIZE, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.results import StepOutcome
 from hanafuda_env.rules import RuleSpec, resolve_rules
-from hanafuda_env.scoring import SEVEN_POINTS, BatchScorer, batch_scorer, round_points
+from hanafuda_env.scoring import BatchScorer, batch_scorer, round_multiplier, round_points
 
 from .base import AgentLike
 from .evaluation import Z95
@@ -201,7 +201,7 @@ def decision_features(core: KoiKoiCore, games: np.ndarray | None = None
         "rounds_left": (rules.rounds - core.round_index[rows]).astype(np.int64),
         "turn": core.turn[rows].astype(np.int64),
         "yaku_total": total,
-        "seven_plus": total >= SEVEN_POINTS,
+        "seven_plus": round_multiplier(total, False, rules) > 1,  # the total alone doubles
         "stop_points": np.asarray(round_points(total, opp_called, rules), np.int64),
         "own_cards": np.bitwise_count(core.hands[rows, seat]).astype(np.int64),
         "opp_cards": np.bitwise_count(core.hands[rows, other]).astype(np.int64),

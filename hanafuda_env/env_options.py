@@ -64,6 +64,20 @@ def one_of(name: str, value: Any, allowed: Iterable[Any]) -> str:
     return f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}"
 
 
+def other_rules_warning(agent: Any, rules: RuleSet, who: str) -> str | None:
+    """What to warn when ``agent`` reads the rules (e.g. the expert: score units, rounds left)
+    but was built for other ones; None when it is fine. Policies carry no rule set."""
+    own = getattr(agent, "rules", None)
+    if not isinstance(own, RuleSet) or not getattr(agent, "reads_rules", True):
+        return None
+    differ = own.differences(rules)
+    if not differ:
+        return None
+    return (f"{who} {getattr(agent, 'name', agent)!r} was built for rule set {own.name!r} but "
+            f"plays {rules.name!r} (they differ in {', '.join(differ)}); build it with the same "
+            "rules, e.g. make_agent(name, rules)")
+
+
 def check_render_mode(render_mode: Any, modes: list[str]) -> None:
     if render_mode is not None and render_mode not in modes:
         raise RenderModeError(one_of("render_mode", render_mode, [*modes, None])

@@ -32,6 +32,7 @@ Count rewarded rows to count each round once.
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -49,6 +50,7 @@ from .env_options import (
     make_options,
     mark_rows,
     not_an_action,
+    other_rules_warning,
     seat_rewards,
 )
 from .game import KoiKoiGame
@@ -127,6 +129,9 @@ class KoiKoiSingleAgentEnv(gym.Env):
                              f"object with act(obs_batch, mask_batch); got {opponent!r} (for a "
                              "baseline or checkpoint by name: agents.registry.make_agent(name))")
         check_opponent_seed(opponent)
+        message = other_rules_warning(opponent, self.options.rules, "opponent")
+        if message:  # as play_matches warns: it would misjudge every score it reads
+            warnings.warn(message, stacklevel=2)
         self.opponent = opponent
         self.render_mode = render_mode
         self._fixed_seat = learner_seat

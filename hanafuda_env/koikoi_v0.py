@@ -181,7 +181,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     all still raises ``NotAnActionError``), ``reward``
     ("points", the default, or "match_win": each round's change in match-win chance, see
     :mod:`hanafuda_env.rewards`), ``round_sigma`` (match_win: one round's margin spread, in
-    units of the rules' ``points.extra_card``), ``reward_scale`` (round rewards are
+    the rules' ``point_unit``: what a further card adds), ``reward_scale`` (round rewards are
     multiplied by it), ``seed`` (used by the first ``reset()`` given none), ``render_mode``.
 
     ``copy.deepcopy`` and pickling keep the whole state, the game in progress included: a

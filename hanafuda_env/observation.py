@@ -16,8 +16,8 @@ block                 size   content
 ====================  =====  ================================================================
 
 Scalars are scaled to small ranges: card counts by their maximum, yaku totals and scores by
-ten points of the rule set's unit (``points.extra_card``, at least 1: 1 for Nintendo, 10 for
-ten-base).
+ten points of the rule set's unit (``RuleSet.point_unit``: what a further card adds, at least
+1; 1 for Nintendo, 10 for ten-base).
 Everything an observation holds is visible to its player, so rearranging the opponent's hand
 and the stock among themselves leaves it unchanged.
 """
@@ -62,8 +62,8 @@ TOTAL_CLIP, SCORE_CLIP = 10.0, 10.0
 
 def score_unit(rules: RuleSet) -> float:
     """What yaku totals and scores are divided by: ten points of the rule set's unit
-    (``points.extra_card``, at least 1), so both rule sets give similar magnitudes."""
-    return 10.0 * max(rules.points.extra_card, 1)
+    (:attr:`RuleSet.point_unit`), so both rule sets give similar magnitudes."""
+    return 10.0 * rules.point_unit
 
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:

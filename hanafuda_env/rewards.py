@@ -36,7 +36,7 @@ from .results import MatchResults, RoundResults
 from .rules import RuleSet
 
 REWARD_KINDS = ("points", "match_win")
-DEFAULT_ROUND_SIGMA = 10.0  # one round's margin spread, in units of points.extra_card
+DEFAULT_ROUND_SIGMA = 10.0  # one round's margin spread, in the rules' point_unit
 # The field of a round row (``records()`` format) that each reward kind pays, per seat.
 ROW_FIELDS = {"points": "reward", "match_win": "match_win"}
 
@@ -121,7 +121,7 @@ def game_match_win(round_index: Sequence[int], gains: Sequence[float],
     no decision and get 0.
     """
     out = np.zeros(len(round_index), dtype=np.float64)
-    scale = sigma * rules.points.extra_card
+    scale = sigma * rules.point_unit
     index, gains = list(round_index), np.asarray(gains, dtype=np.float64)
     start = 0
     if ended is not None:

@@ -121,11 +121,20 @@ class RuleSet:
         return 2 if self.koikoi_doubling else 1
 
     @property
+    def point_unit(self) -> int:
+        """The rule set's unit of points: what one further card adds (1 for Nintendo, 10 for
+        ten-base), at least 1, so a table whose further cards add nothing keeps its scale."""
+        return max(self.points.extra_card, 1)
+
+    @property
     def combined_ribbon_points(self) -> int:
-        """Base points of akatan-aotan together: 10 or 15 on the rule set's card unit."""
-        return {"combined-10": 10, "combined-15": 15}.get(self.akatan_aotan, 0) * (
-            self.points.extra_card
-        )
+        """Base points of akatan-aotan together: 10 or 15 of the rule set's unit."""
+        return {"combined-10": 10, "combined-15": 15}.get(self.akatan_aotan, 0) * self.point_unit
+
+    def differences(self, other: RuleSet) -> list[str]:
+        """The options (name aside) in which ``other`` plays differently from this."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        return [key for key, value in mine.items() if key != "name" and theirs[key] != value]
 
     def replace(self, **changes: Any) -> RuleSet:
         """A copy with some options changed, validated like :meth:`from_dict`."""

@@ -185,13 +185,15 @@ def test_expert_prices_the_opponents_win_after_its_own_koikoi_at_double() -> Non
 def test_expert_decisions_do_not_depend_on_the_point_unit() -> None:
     """A rule set whose every point value is ten times larger (as ten-base's are) is the same
     game in other units: the expert's round_sigma is in those units (``extra_card``), so it
-    must decide every koi-koi alike. (Seven-point doubling is off: 7 is not rescaled.)"""
+    must decide every koi-koi alike, ties on the last round included (the lead comes back from
+    the observation as a whole number of points). (Seven-point doubling is off: 7 is not
+    rescaled.)"""
     unit = NINTENDO.replace(seven_point_doubling=False)
     tenfold = unit.replace(exhaustion_points=10 * unit.exhaustion_points, points={
         f.name: 10 * getattr(unit.points, f.name) for f in dataclasses.fields(unit.points)})
     for opp in ([1, 5, 3], [20, 24, 22], [45, 46], [4, 12, 16, 29]):
-        for lead in (-10, -4, 0, 10):
-            for rounds_left in (2, 6, 12):
+        for lead in (-10, -6, -5, -4, -3, 0, 10):
+            for rounds_left in (1, 2, 6, 12):
                 choices = [expert_choice(at_decision(SANKO, opp, rules, k * lead, rounds_left))
                            for rules, k in ((unit, 1), (tenfold, 10))]
                 assert choices[0] == choices[1], (opp, lead, rounds_left)
