@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.observation import OBS_DIM, OBS_VERSION
 
 from .base import check_inputs
 from .files import atomic_write_bytes, folder_hint
@@ -31,7 +31,8 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
     """Write a checkpoint atomically. Payloads hold only tensors and plain Python values,
     so they load with ``weights_only=True`` (no code runs when a file is opened)."""
     buffer = io.BytesIO()
-    torch.save({"format": CHECKPOINT_FORMAT, **payload}, buffer)
+    torch.save({"format": CHECKPOINT_FORMAT, "observation_version": OBS_VERSION, **payload},
+               buffer)
     atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -53,6 +54,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     for key in ("model", "network"):
         if key not in payload:
             raise CheckpointError(f"checkpoint {str(path)!r} lacks {key!r}")
+    trained_on = payload.get("observation_version", 1)  # checkpoints before the stamp: 1
+    if trained_on != OBS_VERSION:
+        warnings.warn(f"checkpoint {str(path)!r} was trained on observation version "
+                      f"{trained_on}, this code encodes version {OBS_VERSION} (see "
+                      "hanafuda_env.observation.OBS_VERSION): it loads and plays, but on inputs "
+                      "it was not trained on; retrain it for its full strength", stacklevel=2)
     return payload
 
 

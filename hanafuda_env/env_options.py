@@ -64,7 +64,8 @@ def one_of(name: str, value: Any, allowed: Iterable[Any]) -> str:
     return f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}"
 
 
-def other_rules_warning(agent: Any, rules: RuleSet, who: str) -> str | None:
+def other_rules_warning(agent: Any, rules: RuleSet, who: str,
+                        fix: str = "make_agent(name, rules)") -> str | None:
     """What to warn when ``agent`` reads the rules (e.g. the expert: score units, rounds left)
     but was built for other ones; None when it is fine. Policies carry no rule set."""
     own = getattr(agent, "rules", None)
@@ -75,7 +76,7 @@ def other_rules_warning(agent: Any, rules: RuleSet, who: str) -> str | None:
         return None
     return (f"{who} {getattr(agent, 'name', agent)!r} was built for rule set {own.name!r} but "
             f"plays {rules.name!r} (they differ in {', '.join(differ)}); build it with the same "
-            "rules, e.g. make_agent(name, rules)")
+            f"rules, e.g. {fix}")
 
 
 def check_render_mode(render_mode: Any, modes: list[str]) -> None:

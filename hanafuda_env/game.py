@@ -190,7 +190,7 @@ class KoiKoiGame:
         cards = np.asarray(deck)
         if cards.shape != (C.NUM_CARDS,):  # one game: one order
             raise ValueError(f"deck must have shape (48,), got {cards.shape}")
-        return check_decks(cards, 1)[0].tolist()  # the core's checks, one game
+        return check_decks(cards, 1)[0].tolist()  # the core's checks (deals.py), one game
 
     def _base_word(self) -> int:
         return splitmix64_int(self.seed ^ splitmix64_int(self.deal_count))

@@ -129,7 +129,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
                              f"object with act(obs_batch, mask_batch); got {opponent!r} (for a "
                              "baseline or checkpoint by name: agents.registry.make_agent(name))")
         check_opponent_seed(opponent)
-        message = other_rules_warning(opponent, self.options.rules, "opponent")
+        message = other_rules_warning(opponent, self.options.rules, "opponent",
+                                      "make_agent(name, env.unwrapped.options.rules)")
         if message:  # as play_matches warns: it would misjudge every score it reads
             warnings.warn(message, stacklevel=2)
         self.opponent = opponent

@@ -50,6 +50,9 @@ SCALAR_NAMES = (
 )
 N_PHASES = 4
 OBS_DIM = 48 * len(CARD_BLOCKS) + N_PHASES + len(SCALAR_NAMES)
+# Raised whenever an entry changes meaning, so that checkpoints say what they were trained on
+# (2: ``score_diff`` holds the match lead once; version 1 held it twice over).
+OBS_VERSION = 2
 
 # Slices of each block in the vector, for agents that read observations.
 BLOCK: dict[str, slice] = {name: slice(48 * i, 48 * (i + 1)) for i, name in enumerate(CARD_BLOCKS)}

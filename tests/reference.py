@@ -104,8 +104,10 @@ def yaku_points(pile: set[int] | frozenset[int], rules: RuleSet) -> dict[str, in
     ribbons = len(pile & RIBBONS)
     red, blue = RED_POETRY <= pile, BLUE_POETRY <= pile
     if red and blue and rules.akatan_aotan != "separate":
-        unit = 10 if rules.akatan_aotan == "combined-10" else 15
-        yaku["akatan_aotan"] = unit * extra + extra * (ribbons - 6)
+        base = 10 if rules.akatan_aotan == "combined-10" else 15
+        # in the rule set's unit: what a further card adds, at least 1 (a table whose further
+        # cards add nothing keeps the pair's 10 or 15)
+        yaku["akatan_aotan"] = base * max(extra, 1) + extra * (ribbons - 6)
     else:
         if red:
             yaku["akatan"] = pts.akatan + extra * (ribbons - 3)

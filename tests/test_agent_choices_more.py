@@ -184,7 +184,7 @@ def test_expert_prices_the_opponents_win_after_its_own_koikoi_at_double() -> Non
 
 def test_expert_decisions_do_not_depend_on_the_point_unit() -> None:
     """A rule set whose every point value is ten times larger (as ten-base's are) is the same
-    game in other units: the expert's round_sigma is in those units (``extra_card``), so it
+    game in other units: the expert's round_sigma is in those units (``point_unit``), so it
     must decide every koi-koi alike, ties on the last round included (the lead comes back from
     the observation as a whole number of points). (Seven-point doubling is off: 7 is not
     rescaled.)"""

@@ -5,6 +5,7 @@ evaluations). test_train_config.py checks values far outside the bounds; these s
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,24 @@ def test_folders_given_for_checkpoints_point_to_the_file_or_run_folder(tmp_path:
     assert "is a run's checkpoints folder" in err and f"the run folder ({str(run)!r})" in err
     assert "delete" not in err and sorted(p.name for p in run.rglob("*")) == [
         "checkpoints", "latest.pt"]
+
+
+def test_a_checkpoint_trained_on_another_observation_version_warns(tmp_path: Path) -> None:
+    """Observation entries that changed meaning (version 1 held the match lead twice over)
+    leave a checkpoint loadable, but the user is told that it plays on unfamiliar inputs."""
+    import torch
+
+    from agents.policy import CHECKPOINT_FORMAT
+    from hanafuda_env.observation import OBS_VERSION
+
+    payload = {"model": ActorCritic(hidden=8, layers=1).state_dict(),
+               "network": {"hidden": 8, "layers": 1}}
+    path = tmp_path / "old.pt"
+    torch.save({"format": CHECKPOINT_FORMAT, **payload}, path)  # written before the stamp
+    with pytest.warns(UserWarning, match=f"observation version 1, this code encodes "
+                                         f"version {OBS_VERSION}"):
+        assert set(load_checkpoint(path)) >= {"model", "network"}
+    save_checkpoint(path, payload)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_checkpoint(path)["observation_version"] == OBS_VERSION

@@ -9,12 +9,18 @@ import pytest
 from hanafuda_env import cards as C
 from hanafuda_env.core import PHASE_NAMES, STOCK_SIZE
 from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import OBS_DIM, describe_observation, encode_game
+from hanafuda_env.observation import (
+    OBS_DIM,
+    SCORE_CLIP,
+    describe_observation,
+    encode_game,
+    score_unit,
+)
 
 
 def expected_text(game: KoiKoiGame, seat: int) -> str:
     """The description built from the game itself, not from the observation."""
-    other, clip = 1 - seat, 100 * game.rules.points.extra_card  # ten units of ten points
+    other, clip = 1 - seat, round(SCORE_CLIP * score_unit(game.rules))  # 100 Nintendo points
 
     def total(value: int) -> str:
         return f"at least {clip}" if value >= clip else str(value)
@@ -70,7 +76,7 @@ def test_every_line_says_what_the_player_sees(rules: dict) -> None:
 @pytest.mark.parametrize("rules", ["nintendo", "ten-base"])
 def test_totals_and_scores_at_the_clip_read_as_bounds(rules: str) -> None:
     game = KoiKoiGame(rules, seed=2)
-    clip = 100 * game.rules.points.extra_card
+    clip = round(SCORE_CLIP * score_unit(game.rules))
     game.yaku_total = [clip + 7, clip]
     game.match_score = [clip + 1, -clip - 1]
     text = describe_observation(encode_game(game, 1), rules)

@@ -47,6 +47,8 @@ VARIANTS: list[tuple[str, dict, tuple[str, ...]]] = [
     ("combined-15", {"akatan_aotan": "combined-15"},
      COMMON + ("pile:all_poetry_ribbons", "yaku:akatan_aotan")),
     ("separate", {"akatan_aotan": "separate"}, COMMON + ("pile:all_poetry_ribbons",)),
+    ("no-extra-card", {"points": {"extra_card": 0}, "akatan_aotan": "combined-15"},
+     COMMON + ("pile:all_poetry_ribbons", "yaku:akatan_aotan")),
     ("no-seven-doubling", {"seven_point_doubling": False}, COMMON),
     ("no-koikoi-doubling", {"koikoi_doubling": False}, without(COMMON, "koikoi_doubling")),
     ("multiple-koikoi", {"multiple_koikoi": True}, COMMON + ("koikoi_call_again",)),
@@ -316,7 +318,7 @@ def test_a_hand_both_teshi_and_kuttsuki_scores_as_the_one_worth_more(
 
 
 # ------------------------------------------------------------------ scoring alone
-SCORING_RULES = [v[1] for v in VARIANTS[:8]] + [{"preset": "ten-base", "akatan_aotan": a}
+SCORING_RULES = [v[1] for v in VARIANTS[:9]] + [{"preset": "ten-base", "akatan_aotan": a}
                                                  for a in ("combined-10", "combined-15")]
 
 
