@@ -64,7 +64,6 @@ NUM_ACTIONS = 98
 CHOOSE_OFFSET = 48
 STOP, KOIKOI = 96, 97
 
-
 PLAY, CHOOSE_PLAYED, CHOOSE_DRAWN, DECIDE = 0, 1, 2, 3
 PHASE_NAMES = ("play", "choose-played", "choose-drawn", "koikoi-or-stop")
 

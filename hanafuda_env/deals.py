@@ -10,6 +10,7 @@ import numpy as np
 
 from . import cards as C
 from .scoring import month_counts
+from .seeding import is_integer
 
 HAND_SIZE, FIELD_SIZE, STOCK_SIZE = 8, 8, 24
 # Where a dealt deck order puts its cards (``reset``'s ``deck`` option, every shuffle).
@@ -57,6 +58,16 @@ def check_decks(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_ga
                          f"field ({C.describe(int(field[g]))}); such a deal is redealt by "
                          f"the rules, so give another deck")
     return deck.astype(np.int8)
+
+
+def check_seat(value: object, what: str, none_ok: bool = False) -> int | None:
+    """One seat, 0 or 1, as an int (True or 1.0 are refused); None too where ``none_ok``."""
+    if value is None and none_ok:
+        return None
+    if not is_integer(value) or value not in (0, 1):
+        allowed = "0, 1 or None" if none_ok else "0 or 1"
+        raise ValueError(f"{what} must be {allowed}, got {value!r}")
+    return int(value)
 
 
 def check_seats(value: int | Sequence[int] | np.ndarray, n_games: int, what: str

@@ -42,6 +42,7 @@ from .deals import (
     STOCK_SIZE,
     check_decks,
     check_option_names,
+    check_seat,
 )
 from .game_scoring import card_mask, game_tables, hand_points, has_full_month
 from .results import (
@@ -55,7 +56,7 @@ from .results import (
 )
 from .rules import QUIET_EXHAUSTION_WINNER, RuleSet, RuleSpec, resolve_rules
 from .scoring import SEVEN_POINTS
-from .seeding import check_seed_value, is_integer
+from .seeding import check_seed_value
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
 
@@ -181,9 +182,7 @@ class KoiKoiGame:
         if options.get("deck") is not None:
             deck = cls._check_deck(options["deck"])
         dealer = options.get("dealer")
-        if dealer is not None and (not is_integer(dealer) or dealer not in (0, 1)):
-            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
-        return deck, None if dealer is None else int(dealer)
+        return deck, None if dealer is None else check_seat(dealer, "dealer")
 
     @staticmethod
     def _check_deck(deck) -> list[int]:
@@ -487,8 +486,7 @@ class KoiKoiGame:
         """Shuffle what ``seat`` cannot see (the other hand, the undrawn stock) among
         themselves, as ``KoiKoiCore.resample_hidden`` does: on a :meth:`copy`, a world that
         ``seat`` may believe (a search must not roll out the real hidden cards)."""
-        if not is_integer(seat) or seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        check_seat(seat, "seat")
         other, pos = 1 - seat, self.stock_pos
         order = rng.permutation(C.ids_of(self.hands[other]) + self.stock[pos:]).tolist()
         n_hand = self.hands[other].bit_count()

@@ -41,6 +41,7 @@ from gymnasium import spaces
 
 from .core import NUM_ACTIONS, IllegalActionError, describe_actions
 from .deals import RESET_OPTIONS as GAME_RESET_OPTIONS
+from .deals import check_seat
 from .env_options import (
     EnvOptions,
     as_action,
@@ -58,16 +59,10 @@ from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
 from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_split
 from .rules import RuleSpec
-from .seeding import is_integer
 
 RESET_OPTIONS = (*GAME_RESET_OPTIONS, "learner_seat")
 # What reset/step change besides the game and the RNG: saved so a failed call is undone.
 _UNDO_FIELDS = ("seat", "_final", "_carry", "_next_rows", "_next", "_rounds", "_matches")
-
-
-def _check_seat(seat: Any) -> None:
-    if seat is not None and (not is_integer(seat) or seat not in (0, 1)):
-        raise ValueError(f"learner_seat must be 0, 1 or None, got {seat!r}")
 
 
 def check_opponent_seed(opponent: Any) -> None:
@@ -122,7 +117,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
         check_reward(reward, round_sigma)
         self.reward, self.round_sigma = reward, float(round_sigma)
         self._paid_key = ROW_FIELDS[reward]  # round rows' key of what they pay each seat
-        _check_seat(learner_seat)
+        check_seat(learner_seat, "learner_seat", none_ok=True)
         check_render_mode(render_mode, self.metadata["render_modes"])
         if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
             raise ValueError("opponent must be None, a callable (obs, mask) -> action or an "
@@ -160,7 +155,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
         check_unknown({k: v for k, v in options.items() if k not in RESET_OPTIONS},
                       RESET_OPTIONS, "KoiKoiSingleAgentEnv.reset")
         seat = options.pop("learner_seat", self._fixed_seat)
-        _check_seat(seat)
+        check_seat(seat, "learner_seat", none_ok=True)
         KoiKoiGame.check_reset_options(options)
         saved = self._snapshot()
         try:
