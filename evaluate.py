@@ -19,10 +19,11 @@ import sys
 import time
 from typing import Any
 
-from agents.cli_types import HelpFormatter, positive_int, seed_int
-from agents.evaluation import play_matches, round_robin
+from agents.bots.registry import BASELINES, display_names, make_agent
+from agents.eval.league import round_robin
+from agents.eval.matches import play_matches
 from agents.files import atomic_write_json, output_path_problem
-from agents.registry import BASELINES, display_names, make_agent
+from cli.arguments import HelpFormatter, positive_int, seed_int
 from hanafuda_env.rules import RuleError, resolve_rules
 
 

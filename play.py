@@ -18,8 +18,8 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.base import AgentLike
-from agents.cli_types import HelpFormatter, positive_int, seed_int
+from agents.bots.base import AgentLike
+from cli.arguments import HelpFormatter, positive_int, seed_int
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rendering import card_label, cards_line, counted, render_game
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="seed of the deals and the bot, to replay a match "
                              "(default: a fresh random one)")
     args = parser.parse_args(argv)
-    from agents.registry import make_agent
+    from agents.bots.registry import make_agent
 
     try:
         rules = resolve_rules(args.rules)

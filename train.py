@@ -14,7 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
-from agents.commands import program, train_command
+from cli.commands import program, train_command
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
 
@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from agents.policy import CheckpointError  # torch: after the arguments are checked
-    from agents.ppo_config import ConfigError, PPOConfig, resume_config
-    from agents.ppo_run import TrainingInterrupted, train
+    from agents.bots.policy import CheckpointError  # torch: after the arguments are checked
+    from agents.train.config import ConfigError, PPOConfig, resume_config
+    from agents.train.run import TrainingInterrupted, train
     from hanafuda_env.rules import RuleError
 
     try:
@@ -63,7 +63,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
     except TrainingInterrupted as stopped:
-        print(f"\n{stopped}", file=sys.stderr)
+        print(f"\n{stopped.explain(lambda run: train_command('--resume', run))}",
+              file=sys.stderr)
         return 130  # the shell's code for Ctrl-C
     print(f"run folder: {summary['run_dir']}")
     print(f"TensorBoard: {program('tensorboard')} --logdir {summary['run_dir']}")

@@ -33,12 +33,12 @@ from cli_args import (
     usage_errors,
 )
 
-from agents.base import AgentLike, decode
-from agents.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
-from agents.evaluation import play_matches
-from agents.expert import ExpertAgent
+from agents.bots.base import AgentLike, decode
+from agents.bots.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
+from agents.bots.expert import ExpertAgent
+from agents.bots.registry import make_agent
+from agents.eval.matches import play_matches
 from agents.files import atomic_write_json, output_path_problem
-from agents.registry import make_agent
 from hanafuda_env import cards as C
 from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
 from hanafuda_env.observation import encode_observations

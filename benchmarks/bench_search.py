@@ -6,7 +6,7 @@
 
 Card decisions (play a card, or take one of two field cards) are sampled from the policy's
 self-play. At each, a *search* values every legal move by ``--search-worlds`` rollouts
-(:mod:`agents.action_values`: the move, then the policy on both seats to the round's end)
+(:mod:`agents.analysis.action_values`: the move, then the policy on both seats to the round's end)
 and picks the best; a *judge* values the moves again on ``--judge-worlds`` other worlds.
 Printed per mode, in round points per decision, with 95 % intervals:
 
@@ -38,10 +38,10 @@ from cli_args import (
     usage_errors,
 )
 
-from agents.action_values import estimate_action_values
-from agents.base import AgentLike
-from agents.koikoi_value import MODES, stack_cores
-from agents.registry import make_agent
+from agents.analysis.action_values import estimate_action_values
+from agents.analysis.koikoi_value import MODES, stack_cores
+from agents.bots.base import AgentLike
+from agents.bots.registry import make_agent
 from hanafuda_env.core import DECIDE, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rendering import counted

@@ -31,10 +31,10 @@ import torch
 from bench_envs import bench_batch  # this folder is on the path of a script run from it
 from cli_args import make_parser, non_negative_int, positive_int, run_main, usage_errors
 
-from agents.imitation import clone_batch
-from agents.ppo import Trainer, make_env
-from agents.ppo_config import PPOConfig
-from agents.registry import make_agent
+from agents.bots.registry import make_agent
+from agents.train.config import PPOConfig
+from agents.train.ppo import Trainer, make_env
+from agents.train.warm_start import clone_batch
 from hanafuda_env.rendering import counted
 
 TARGET = 10_000

@@ -13,16 +13,20 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-from agents.cli_types import (  # noqa: F401  (the scripts import them from here)
+# The command lines' shared helpers (``cli/``) sit beside train.py, which is not installed.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.bots.registry import BASELINES, folder_hint, is_baseline_name  # noqa: E402
+from cli.arguments import (  # noqa: E402, F401  (the scripts import them from here)
     HelpFormatter,
     non_negative_int,
     positive_float,
     positive_int,
     seed_int,
 )
-from agents.registry import BASELINES, folder_hint, is_baseline_name
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.rules import resolve_rules  # noqa: E402
 
 
 def make_parser(doc: str | None) -> argparse.ArgumentParser:

@@ -122,7 +122,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
         if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
             raise ValueError("opponent must be None, a callable (obs, mask) -> action or an "
                              f"object with act(obs_batch, mask_batch); got {opponent!r} (for a "
-                             "baseline or checkpoint by name: agents.registry.make_agent(name))")
+                             "baseline or checkpoint by name: "
+                             "agents.bots.registry.make_agent(name))")
         check_opponent_seed(opponent)
         message = other_rules_warning(opponent, self.options.rules, "opponent",
                                       "make_agent(name, env.unwrapped.options.rules)")

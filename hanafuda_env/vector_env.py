@@ -28,7 +28,7 @@ Per-seat learners (TD, DQN): a seat's transition runs from one of its decisions 
 decision in the same episode, or to the episode's end; both seats' rewards arrive at every
 step, so add up each seat's rewards between its decisions. Rewards paid before a seat's first
 decision of an episode (rounds of a new match that ended at its deal) belong to that first
-decision (``agents.ppo.compute_gae`` does all this for the trainer's interleaved streams).
+decision (``agents.train.ppo.compute_gae`` does all this for the trainer's interleaved streams).
 
 ``infos``: ``action_mask`` (B, 98) bool and ``seat`` (B,) of the seat to move,
 ``round_results`` (the core's :class:`RoundResults` of this step, hand-yaku rounds included),

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from env_helpers import FirstLegal
 
-from agents.action_values import estimate_action_values
-from agents.koikoi_value import play_with, rollout_worlds
+from agents.analysis.action_values import estimate_action_values
+from agents.analysis.koikoi_value import play_with, rollout_worlds
 from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KoiKoiCore
 

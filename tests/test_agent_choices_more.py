@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 from scenarios import make_deck
 
-from agents.base import decode
-from agents.baselines import GreedyAgent, card_outcomes, card_points
-from agents.expert import ExpertAgent
+from agents.bots.base import decode
+from agents.bots.baselines import GreedyAgent, card_outcomes, card_points
+from agents.bots.expert import ExpertAgent
 from hanafuda_env import cards as C
 from hanafuda_env.core import CHOOSE_PLAYED, DECIDE, KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations

@@ -8,11 +8,11 @@ import warnings
 import numpy as np
 import pytest
 
-from agents.baselines import GreedyAgent, RandomAgent
-from agents.evaluation import play_matches
-from agents.expert import ExpertAgent
-from agents.networks import ActorCritic
-from agents.policy import PolicyAgent
+from agents.bots.baselines import GreedyAgent, RandomAgent
+from agents.bots.expert import ExpertAgent
+from agents.bots.network import ActorCritic
+from agents.bots.policy import PolicyAgent
+from agents.eval.matches import play_matches
 from hanafuda_env.core import NUM_ACTIONS
 from hanafuda_env.observation import OBS_DIM
 from hanafuda_env.rules import resolve_rules
@@ -75,7 +75,7 @@ def test_a_match_warns_about_an_expert_built_for_other_rules() -> None:
 def test_a_league_warns_once_per_agent_at_the_callers_line() -> None:
     """``round_robin`` says it once per mis-built agent, pointing at the user's call (not
     inside evaluation.py), however many pairs that agent plays."""
-    from agents.evaluation import round_robin
+    from agents.eval.league import round_robin
 
     with pytest.warns(UserWarning, match="agent 'expert' was built for rule set 'ten-base'"
                       ) as caught:
@@ -94,8 +94,8 @@ def test_a_league_leaves_other_warnings_as_python_shows_them() -> None:
 
     code = (
         "import warnings\n"
-        "from agents.baselines import RandomAgent\n"
-        "from agents.evaluation import round_robin\n"
+        "from agents.bots.baselines import RandomAgent\n"
+        "from agents.eval.league import round_robin\n"
         "class Noisy(RandomAgent):\n"
         "    name = 'noisy'\n"
         "    def _act(self, obs, mask):\n"

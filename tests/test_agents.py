@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import AgentLike, decode
-from agents.baselines import GreedyAgent, RandomAgent
-from agents.card_model import ROW_OF_CARD, card_chances, chance_table, month_nibbles
-from agents.evaluation import (
+from agents.bots.base import AgentLike, decode
+from agents.bots.baselines import GreedyAgent, RandomAgent
+from agents.bots.card_model import ROW_OF_CARD, card_chances, chance_table, month_nibbles
+from agents.bots.expert import ExpertAgent, count_tails
+from agents.bots.registry import BASELINES
+from agents.eval.matches import (
     play_matches,
 )
-from agents.expert import ExpertAgent, count_tails
-from agents.registry import BASELINES
 from hanafuda_env import cards as C
 from hanafuda_env.core import (
     CHOOSE_DRAWN,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.networks import ActorCritic
-from agents.policy import CheckpointError, load_checkpoint, save_checkpoint
-from agents.ppo_config import ConfigError, PPOConfig
+from agents.bots.network import ActorCritic
+from agents.bots.policy import CheckpointError, load_checkpoint, save_checkpoint
+from agents.train.config import ConfigError, PPOConfig
 
 
 @pytest.mark.parametrize("missing", ["model", "network"])
@@ -80,7 +80,7 @@ def test_resume_refuses_a_checkpoint_whose_parts_do_not_fit(tmp_path: Path, caps
     import yaml
 
     import train
-    from agents.ppo_run import train as run_training
+    from agents.train.run import train as run_training
 
     smoke = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
     run = tmp_path / "run"
@@ -151,7 +151,7 @@ def test_a_checkpoint_trained_on_another_observation_version_warns(tmp_path: Pat
     leave a checkpoint loadable, but the user is told that it plays on unfamiliar inputs."""
     import torch
 
-    from agents.policy import CHECKPOINT_FORMAT
+    from agents.bots.policy import CHECKPOINT_FORMAT
     from hanafuda_env.observation import OBS_VERSION
 
     payload = {"model": ActorCritic(hidden=8, layers=1).state_dict(),

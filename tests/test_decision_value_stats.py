@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from agents.evaluation import Z95
-from agents.koikoi_value import DecisionValues, mean_ci, regret, summarize
+from agents.analysis.koikoi_value import DecisionValues, mean_ci, regret, summarize
+from agents.eval.stats import Z95
 from hanafuda_env.core import KOIKOI, STOP
 
 

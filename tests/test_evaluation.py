@@ -13,19 +13,18 @@ import numpy as np
 import pytest
 from interrupts import popen_interruptible
 
-from agents.baselines import GreedyAgent, RandomAgent
-from agents.evaluation import (
+from agents.bots.baselines import GreedyAgent, RandomAgent
+from agents.bots.expert import ExpertAgent
+from agents.bots.registry import BASELINES, display_names, make_agent
+from agents.eval.league import fit_elo, round_robin
+from agents.eval.matches import play_matches
+from agents.eval.stats import (
     Z95,
-    fit_elo,
     pair_mean_interval,
     pair_rate_interval,
-    play_matches,
-    round_robin,
     t_quantile,
     wilson_interval,
 )
-from agents.expert import ExpertAgent
-from agents.registry import BASELINES, display_names, make_agent
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.rules import resolve_rules
 
@@ -247,7 +246,8 @@ def test_make_agent_loads_an_existing_file_as_a_policy(tmp_path, monkeypatch):
             calls.append((path, rules.name))
             return types.SimpleNamespace(name="fake", act=None)
 
-    monkeypatch.setitem(sys.modules, "agents.policy", types.SimpleNamespace(PolicyAgent=FakePolicy))
+    monkeypatch.setitem(sys.modules, "agents.bots.policy",
+                        types.SimpleNamespace(PolicyAgent=FakePolicy))
     checkpoint = tmp_path / "expert"  # a file named like a baseline is still a checkpoint
     checkpoint.write_bytes(b"weights")
     assert make_agent(str(checkpoint), "ten-base").name == "fake"
@@ -378,6 +378,6 @@ def test_evaluate_cli_ctrl_c_and_an_empty_json_path_end_cleanly(tmp_path):
     (["--seed", "-1"], "argument --seed: must be an integer from 0 to"),
 ])
 def test_evaluate_bad_numbers_are_usage_errors(args: list[str], words: str) -> None:
-    """The same argument types and wording as the benchmarks (agents.cli_types)."""
+    """The same argument types and wording as the benchmarks (cli.arguments)."""
     done = run_cli("greedy", "random", *args)
     assert done.returncode == 2 and words in done.stderr and done.stdout == ""

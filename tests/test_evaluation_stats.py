@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import evaluation
-from agents.baselines import RandomAgent
-from agents.evaluation import fit_elo, play_matches
+from agents.bots.baselines import RandomAgent
+from agents.eval import matches as evaluation
+from agents.eval.league import fit_elo
+from agents.eval.matches import play_matches
 from hanafuda_env.core import KOIKOI, KoiKoiCore
 
 ONE_GAME = np.array([[0.0, 1.0], [1.0, 0.0]])

@@ -193,7 +193,7 @@ def test_readme_make_vec_env_line_works_in_a_fresh_interpreter():
 def test_reset_seed_repeats_episodes_against_a_seeded_opponent_and_envs_pickle():
     import pickle
 
-    from agents.registry import make_agent
+    from agents.bots.registry import make_agent
 
     def episode(env: gymnasium.Env, seed: int) -> list:
         obs, info = env.reset(seed=seed)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from env_helpers import FirstLegal
 
-from agents.koikoi_value import (
+from agents.analysis.koikoi_value import (
     DecisionPoints,
     choices_of,
     collect_decision_points,

@@ -1,4 +1,5 @@
-"""Dependencies flow one way: cards → rules → scoring → core → envs → agents → CLIs.
+"""Dependencies flow one way: cards → rules → scoring → core → envs → agents → CLIs, and
+inside ``agents`` from the lowest sub-package to the highest, with no import cycles.
 
 Read from the source (imports anywhere in a module, deferred ones included), so a shortcut
 that would only fail at run time in some order of imports is caught here.
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # The game package's layers, lowest first; a module may import only from lower layers.
@@ -23,7 +26,9 @@ ENV_LAYERS = [
     {"koikoi_v0", "gym_env", "vector_env"},
     {"__init__"},
 ]
-CLIS = {"train", "evaluate", "play", "benchmarks", "cli_args"}
+CLIS = {"train", "evaluate", "play", "benchmarks", "cli_args", "cli"}
+# The agents package's parts, lowest first: a part may import only from itself and lower ones.
+AGENT_LAYERS = ["files", "bots", "eval", "analysis", "train"]
 
 
 def imports_of(path: Path, package: str) -> set[str]:
@@ -36,7 +41,8 @@ def imports_of(path: Path, package: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0:
                 found.add(node.module or "")
-                if node.module in ("hanafuda_env", "agents"):  # from hanafuda_env import cards
+                if node.module and node.module.split(".")[0] in ("hanafuda_env", "agents"):
+                    # from hanafuda_env import cards; from agents.eval import matches
                     found.update(f"{node.module}.{alias.name}" for alias in node.names)
             elif node.level > 1:
                 raise AssertionError(f"{path}: import from a parent package ({node.module})")
@@ -61,6 +67,78 @@ def test_the_game_package_imports_only_lower_layers() -> None:
 
 
 def test_agents_never_import_the_command_lines() -> None:
-    for path in (ROOT / "agents").glob("*.py"):
-        for target in imports_of(path, "agents"):
-            assert target.split(".")[0] not in CLIS, f"agents.{path.stem} imports {target}"
+    for name, path in agent_modules().items():
+        for target in agent_imports(name, path):
+            assert target.split(".")[0] not in CLIS, f"{name} imports {target}"
+
+
+def agent_modules() -> dict[str, Path]:
+    """Every module of ``agents`` by dotted name (``agents.bots.expert``, ``agents.files``)."""
+    found = {}
+    for path in (ROOT / "agents").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def agent_imports(name: str, path: Path) -> set[str]:
+    """Everything the module ``name`` imports, relative imports made absolute."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    return imports_of(path, package)
+
+
+def test_agents_import_only_their_own_and_lower_parts() -> None:
+    modules = agent_modules()
+    parts = {name.split(".")[1] for name in modules if name.count(".")}
+    assert parts == set(AGENT_LAYERS), "place every agents sub-package in AGENT_LAYERS"
+    for name, path in modules.items():
+        if name == "agents":
+            continue
+        rank = AGENT_LAYERS.index(name.split(".")[1])
+        for target in agent_imports(name, path):
+            if target.split(".")[0] != "agents":
+                continue
+            assert target != "agents", f"{name} imports the agents package itself"
+            assert AGENT_LAYERS.index(target.split(".")[1]) <= rank, f"{name} imports {target}"
+
+
+def test_agents_have_no_import_cycles() -> None:
+    modules = agent_modules()
+    # A package's ``__init__`` only re-exports its modules: the edges that can close a cycle
+    # run from module to module.
+    packages = {name for name, path in modules.items() if path.name == "__init__.py"}
+    graph = {name: {t for t in agent_imports(name, path) if t in modules and t not in packages}
+             for name, path in modules.items() if name not in packages}
+    find_cycle(graph)
+
+
+def find_cycle(graph: dict[str, set[str]]) -> None:
+    """Raise naming the first import cycle of ``graph`` (module -> modules it imports)."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in graph[name]:
+            if state.get(target) == 1:
+                cycle = path[path.index(target):] + [target]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target, [*path, target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+
+
+def test_the_cli_helpers_are_not_imported_by_the_libraries() -> None:
+    for package in ("hanafuda_env", "agents"):
+        for path in (ROOT / package).rglob("*.py"):
+            for target in imports_of(path, package):
+                assert target.split(".")[0] != "cli", f"{path.relative_to(ROOT)} imports {target}"
+
+
+def test_a_cycle_is_found() -> None:
+    with pytest.raises(AssertionError, match="a -> b -> c -> a"):
+        find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})
+    find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()})

@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import AgentLike, argmax_per_row, decode
-from agents.baselines import GreedyAgent, RandomAgent
-from agents.commands import program, train_command
-from agents.imitation import clone_step, collect_teacher_games, warm_start
-from agents.networks import ActorCritic, Critic
-from agents.policy import PolicyAgent, save_checkpoint
-from agents.ppo_config import ConfigError, PPOConfig, resume_config
-from agents.registry import make_agent
+from agents.bots.base import AgentLike, argmax_per_row, decode
+from agents.bots.baselines import GreedyAgent, RandomAgent
+from agents.bots.network import ActorCritic
+from agents.bots.policy import PolicyAgent, save_checkpoint
+from agents.bots.registry import make_agent
+from agents.train.config import ConfigError, PPOConfig, resume_config
+from agents.train.critic import Critic
+from agents.train.warm_start import clone_step, collect_teacher_games, warm_start
+from cli.commands import program, train_command
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rules import resolve_rules
@@ -97,7 +98,7 @@ class _Writer:
 def test_warm_start_hands_back_the_training_learning_rate(tmp_path: Path) -> None:
     """The warm start trains at warmstart_learning_rate, then restores learning_rate (a run
     without annealing would otherwise train at the warm start's rate)."""
-    from agents.ppo import Trainer
+    from agents.train.ppo import Trainer
 
     cfg = PPOConfig.from_dict({"n_envs": 2, "n_steps": 8, "n_minibatches": 2, "hidden": 16,
                                "layers": 1, "warmstart_decisions": 16,

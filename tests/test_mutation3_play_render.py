@@ -11,8 +11,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from agents.base import MAX_SEED
-from agents.baselines import RandomAgent
+from agents.bots.base import MAX_SEED
+from agents.bots.baselines import RandomAgent
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.observation import BLOCK
 from hanafuda_env.rendering import render_game

@@ -109,8 +109,8 @@ def test_a_penalized_move_writes_into_no_info_dict_already_in_infos() -> None:
 
 # ------------------------------------------------------------- PolicyAgent.value (P3)
 def test_policy_value_takes_any_dtype_and_refuses_a_wrong_layout() -> None:
-    from agents.networks import ActorCritic
-    from agents.policy import PolicyAgent
+    from agents.bots.network import ActorCritic
+    from agents.bots.policy import PolicyAgent
     from hanafuda_env.core import NUM_ACTIONS
     from hanafuda_env.observation import OBS_DIM
 
@@ -127,7 +127,8 @@ def test_policy_value_takes_any_dtype_and_refuses_a_wrong_layout() -> None:
 
 # ------------------------------------------------------------- folder hints (P6, X4)
 def test_eval_opponent_run_folder_names_its_policy(tmp_path: Path) -> None:
-    from agents.policy import CheckpointError, read_policy_files
+    from agents.bots.policy import CheckpointError
+    from agents.bots.registry import read_policy_files
 
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
@@ -142,8 +143,8 @@ def test_something_that_is_neither_file_nor_folder_is_not_called_a_folder(
         tmp_path: Path) -> None:
     """A named pipe exists but is no checkpoint file: said as such, and not called a folder
     (nor said not to exist)."""
+    from agents.bots.policy import CheckpointError, load_checkpoint
     from agents.files import folder_hint
-    from agents.policy import CheckpointError, load_checkpoint
 
     pipe = tmp_path / "pipe.pt"
     os.mkfifo(pipe)
@@ -158,8 +159,8 @@ def test_something_that_is_neither_file_nor_folder_is_not_called_a_folder(
 def test_a_duck_typed_agent_with_other_rules_is_warned_about() -> None:
     """Only agents that say ``reads_rules = False`` are exempt; one without the attribute
     (not an ``Agent`` subclass) that carries a rule set is checked."""
-    from agents.baselines import RandomAgent
-    from agents.evaluation import play_matches
+    from agents.bots.baselines import RandomAgent
+    from agents.eval.matches import play_matches
 
     class Custom:
         name = "custom"
@@ -177,13 +178,13 @@ def test_a_duck_typed_agent_with_other_rules_is_warned_about() -> None:
 
 # ------------------------------------------------------------- PPOConfig names (F2 F4 F5)
 def _config(**changes):
-    from agents.ppo_config import PPOConfig
+    from agents.train.config import PPOConfig
 
     return PPOConfig.from_dict({"n_envs": 2, "n_steps": 4, **changes})
 
 
 def test_exp_name_is_bounded_in_bytes_not_characters() -> None:
-    from agents.ppo_config import ConfigError
+    from agents.train.config import ConfigError
 
     assert _config(exp_name="x" * 200).exp_name == "x" * 200
     with pytest.raises(ConfigError, match="at most 200 bytes"):
@@ -191,7 +192,7 @@ def test_exp_name_is_bounded_in_bytes_not_characters() -> None:
 
 
 def test_a_nul_in_log_dir_or_run_dir_is_refused_by_option(tmp_path: Path) -> None:
-    from agents.ppo_config import ConfigError, claim_run_dir
+    from agents.train.config import ConfigError, claim_run_dir
 
     with pytest.raises(ConfigError, match="log_dir must be a folder path"):
         _config(log_dir="a\0b")
@@ -202,8 +203,8 @@ def test_a_nul_in_log_dir_or_run_dir_is_refused_by_option(tmp_path: Path) -> Non
 # ------------------------------------------------------------- resume (F8)
 def test_a_run_folder_with_a_stray_top_level_latest_is_not_called_a_checkpoints_folder(
         tmp_path: Path) -> None:
-    from agents.policy import CheckpointError
-    from agents.ppo_config import resume_config
+    from agents.bots.policy import CheckpointError
+    from agents.train.config import resume_config
 
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
@@ -223,8 +224,8 @@ class _Stub:
 
 
 def test_restore_passes_an_opponent_files_error_and_code_bugs_through() -> None:
-    from agents.policy import CheckpointError
-    from agents.ppo_run import _restore
+    from agents.bots.policy import CheckpointError
+    from agents.train.run import _restore
 
     with pytest.raises(CheckpointError) as error:
         _restore(_Stub(CheckpointError("checkpoint 'opp.pt' does not exist")), {}, Path("x"))

@@ -12,7 +12,7 @@ import pytest
 from interrupts import popen_interruptible
 from scenarios import make_deck
 
-from agents.baselines import RandomAgent
+from agents.bots.baselines import RandomAgent
 from hanafuda_env.core import CHOOSE_OFFSET, KoiKoiCore
 from hanafuda_env.rules import resolve_rules
 from play import Quit, ask_action, describe_turn, play

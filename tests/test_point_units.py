@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-from agents.base import decode
-from agents.baselines import RandomAgent
-from agents.expert import ExpertAgent
-from agents.koikoi_value import decision_features
+from agents.analysis.koikoi_value import decision_features
+from agents.bots.base import decode
+from agents.bots.baselines import RandomAgent
+from agents.bots.expert import ExpertAgent
 from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KoiKoiCore
 from hanafuda_env.gym_env import KoiKoiSingleAgentEnv

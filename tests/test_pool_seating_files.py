@@ -12,11 +12,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import evaluation, files
+from agents import files
+from agents.eval import matches as evaluation
 from agents.files import atomic_write_bytes
-from agents.ppo import SELF, Trainer
-from agents.ppo_config import PPOConfig
-from agents.selfplay import ELO_K, ELO_START, OpponentPool
+from agents.train.config import PPOConfig
+from agents.train.pool import ELO_K, ELO_START, OpponentPool
+from agents.train.ppo import SELF, Trainer
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.rules import NINTENDO, resolve_rules
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import torch
 
-from agents.networks import ActorCritic
-from agents.selfplay import OpponentPool
+from agents.bots.network import ActorCritic
+from agents.train.pool import OpponentPool
 from hanafuda_env.rules import NINTENDO
 
 KWARGS = {"hidden": 8, "layers": 1}

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents import ppo
-from agents.networks import critic_input, masked_entropy, masked_log_probs
-from agents.ppo import SELF, Trainer, compute_gae
-from agents.ppo_config import PPOConfig
+from agents.train import ppo
+from agents.train.config import PPOConfig
+from agents.train.critic import critic_input
+from agents.train.ppo import SELF, Trainer, compute_gae, masked_entropy
 
 GAMMA, LAM = 0.9, 0.8
 
@@ -171,7 +171,7 @@ def _hand_made_batch(trainer: Trainer, advantage: list[float], ratio: list[float
     action = np.argmax(mask * rng.random((*shape, 98)), axis=-1)
     logits, value = trainer.network(torch.as_tensor(obs[train]), torch.as_tensor(mask[train]))
     with torch.no_grad():
-        now = masked_log_probs(logits).gather(1, torch.as_tensor(action[train])[:, None])
+        now = torch.log_softmax(logits, dim=-1).gather(1, torch.as_tensor(action[train])[:, None])
     buf = {
         "obs": obs, "mask": mask, "action": action,
         "logprob": np.full(shape, np.nan, dtype=np.float32),
@@ -207,7 +207,7 @@ def test_one_loss_step_matches_the_clipped_objectives_computed_by_hand(
     with torch.no_grad():
         logits, value = trainer.network(torch.as_tensor(buf["obs"][train]),
                                         torch.as_tensor(buf["mask"][train]))
-        log_probs = masked_log_probs(logits)
+        log_probs = torch.log_softmax(logits, dim=-1)
         entropy = masked_entropy(log_probs, torch.as_tensor(buf["mask"][train])).numpy()
         new = log_probs.gather(1, torch.as_tensor(buf["action"][train])[:, None]).squeeze(1)
     r = np.exp(new.numpy().astype(np.float64) - buf["logprob"][train])
@@ -242,7 +242,7 @@ def test_the_entropy_bonus_raises_the_policys_entropy(tmp_path: Path) -> None:
     def mean_entropy() -> float:
         with torch.no_grad():
             logits, _ = trainer.network(obs, mask)
-            return masked_entropy(masked_log_probs(logits), mask).mean().item()
+            return masked_entropy(torch.log_softmax(logits, dim=-1), mask).mean().item()
 
     before = mean_entropy()
     trainer.learn(buf)

@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.networks import (
-    ActorCritic,
-    masked_entropy,
-    masked_log_probs,
-    minibatches,
-    sample_actions,
-)
-from agents.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
-from agents.ppo import WaitingRewards, compute_gae
-from agents.ppo_config import ConfigError, PPOConfig
+from agents.bots.network import ActorCritic, sample_actions
+from agents.bots.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
+from agents.train.config import ConfigError, PPOConfig
+from agents.train.ppo import WaitingRewards, compute_gae, masked_entropy, minibatches
 
 
 def test_gae_credits_each_seat_its_own_reward() -> None:
@@ -148,7 +142,7 @@ def test_gae_split_into_rollouts_matches_the_plain_reference() -> None:
 
 
 def test_rewards_waiting_for_a_decision_are_kept_in_the_run_state(tmp_path) -> None:
-    from agents.ppo import Trainer
+    from agents.train.ppo import Trainer
 
     cfg = PPOConfig.from_dict({"n_envs": 4, "n_steps": 8, "n_minibatches": 2, "hidden": 16,
                                "warmstart_decisions": 0, "eval_interval": 0})
@@ -175,7 +169,7 @@ def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:
     mask = torch.rand(512, 98) < 0.05
     mask[torch.arange(512), torch.randint(0, 98, (512,))] = True
     logits, values = net(obs, mask)
-    log_probs = masked_log_probs(logits)
+    log_probs = torch.log_softmax(logits, dim=-1)
     probs = log_probs.exp()
     assert torch.all(probs[~mask] == 0)
     assert torch.allclose(probs.sum(-1), torch.ones(512))
@@ -194,7 +188,7 @@ def test_single_legal_action_has_zero_entropy() -> None:
     mask = torch.zeros(4, 98, dtype=torch.bool)
     mask[:, 96] = True
     logits, _ = net(torch.randn(4, 303), mask)
-    log_probs = masked_log_probs(logits)
+    log_probs = torch.log_softmax(logits, dim=-1)
     assert torch.allclose(masked_entropy(log_probs, mask), torch.zeros(4), atol=1e-6)
 
 
@@ -242,7 +236,7 @@ def test_a_replaced_snapshot_finishes_its_games_and_is_credited_with_them() -> N
     """A full pool retires its oldest snapshot: never drawn again, but a game still playing
     it goes on against the same agent and its result counts for that snapshot; the slot is
     reused once no game holds it. Every entry keeps its index."""
-    from agents.selfplay import OpponentPool
+    from agents.train.pool import OpponentPool
     from hanafuda_env.rules import NINTENDO
 
     pool = OpponentPool(NINTENDO, ["random", "greedy"], {"hidden": 8, "layers": 1},
@@ -270,7 +264,7 @@ def test_a_replaced_snapshot_finishes_its_games_and_is_credited_with_them() -> N
 
 
 def test_card_features_see_captures_and_yaku_progress() -> None:
-    from agents.networks import YAKU_GROUPS, CardFeatures
+    from agents.bots.network import YAKU_GROUPS, CardFeatures
     from hanafuda_env import cards as C
     from hanafuda_env.observation import BLOCK, OBS_DIM
 
@@ -293,7 +287,7 @@ def test_card_features_see_captures_and_yaku_progress() -> None:
 
 
 def test_card_features_match_a_plain_per_card_reference() -> None:
-    from agents.networks import YAKU_GROUPS, CardFeatures
+    from agents.bots.network import YAKU_GROUPS, CardFeatures
     from hanafuda_env import cards as C
     from hanafuda_env.core import KoiKoiCore
     from hanafuda_env.observation import BLOCK, OBS_DIM, encode_observations
@@ -352,7 +346,7 @@ def test_minibatches_never_hold_a_single_sample() -> None:
 def test_tiny_batches_train_without_nan(tmp_path) -> None:
     """A rollout with fewer learner decisions than minibatches once filled the weights with
     NaN (one-sample advantage normalisation); and such configs are refused up front."""
-    from agents.ppo_run import train as run_training
+    from agents.train.run import train as run_training
 
     with pytest.raises(ConfigError, match="a minibatch needs two samples"):
         PPOConfig(n_envs=1, n_steps=3, n_minibatches=4)
@@ -379,7 +373,7 @@ def test_an_unreadable_checkpoint_says_why(tmp_path, monkeypatch) -> None:
 def test_round_statistics_credit_rounds_dealt_after_an_episode_to_its_new_seats(tmp_path):
     """A hand yaku dealt right after an episode ends belongs to the next episode: the trainer's
     logged round statistics read it with the seats it draws for that episode."""
-    from agents.ppo import SELF, Trainer
+    from agents.train.ppo import SELF, Trainer
 
     cfg = PPOConfig.from_dict({"n_envs": 64, "n_steps": 48, "hidden": 16, "rules": {"rounds": 1},
                                "episode": "match", "warmstart_decisions": 0, "eval_interval": 0,
@@ -425,8 +419,8 @@ def test_a_plain_pickle_is_refused_without_torch_warnings(tmp_path) -> None:
 def test_warm_start_value_targets_use_the_runs_gamma() -> None:
     """The teacher's returns are discounted like PPO's value targets: the same games give
     the same last-decision returns, and smaller earlier ones with gamma < 1."""
-    from agents.baselines import GreedyAgent
-    from agents.imitation import collect_teacher_games
+    from agents.bots.baselines import GreedyAgent
+    from agents.train.warm_start import collect_teacher_games
     from hanafuda_env.vector_env import KoiKoiVectorEnv
 
     def returns(gamma: float) -> dict[str, np.ndarray]:

@@ -11,11 +11,11 @@ import torch
 import yaml
 
 import train
-from agents.evaluation import play_matches
-from agents.policy import PolicyAgent, load_checkpoint
-from agents.ppo_config import ConfigError, PPOConfig
-from agents.ppo_run import train as run_training
-from agents.registry import make_agent
+from agents.bots.policy import PolicyAgent, load_checkpoint
+from agents.bots.registry import make_agent
+from agents.eval.matches import play_matches
+from agents.train.config import ConfigError, PPOConfig
+from agents.train.run import train as run_training
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke.yaml"
@@ -106,7 +106,7 @@ def test_init_checkpoint_starts_from_its_weights_and_must_fit(tmp_path) -> None:
     start = tmp_path / "first" / "checkpoints" / "latest.pt"
     cfg = PPOConfig.from_dict({**base, "init_checkpoint": str(start), "warmstart_decisions": 512,
                                "critic": "privileged"})
-    from agents.ppo import Trainer
+    from agents.train.ppo import Trainer
 
     trainer = Trainer(cfg, tmp_path / "second")
     assert trainer.warm_started  # the checkpoint replaces the warm start
@@ -182,7 +182,7 @@ def test_checkpoint_with_arbitrary_objects_is_refused(tmp_path) -> None:
     path = tmp_path / "evil.pt"
     torch.save({"format": "hanafuda-koikoi/ppo-v1", "model": {}, "network": {},
                 "extra": Fraction(1, 3)}, path)
-    from agents.policy import CheckpointError
+    from agents.bots.policy import CheckpointError
 
     with pytest.raises(CheckpointError, match=r"plain values \(fractions.Fraction\)") as raised:
         load_checkpoint(path)
@@ -206,7 +206,7 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "is a file, not a folder" in err and "--resume" not in err
     # default names: two runs started in the same second get folders of their own
-    from agents.ppo_config import claim_run_dir
+    from agents.train.config import claim_run_dir
 
     cfg = _smoke(log_dir=str(tmp_path / "runs"))
     first, second = claim_run_dir(cfg, None), claim_run_dir(cfg, None)
@@ -214,7 +214,7 @@ def test_a_new_run_never_writes_into_a_used_folder(tmp_path, capsys) -> None:
 
 
 def test_two_runs_given_the_same_new_folder_do_not_share_it(tmp_path, monkeypatch) -> None:
-    from agents.ppo_config import claim_run_dir
+    from agents.train.config import claim_run_dir
 
     run_dir, real_mkdir = tmp_path / "run", Path.mkdir
 
@@ -273,7 +273,7 @@ def test_resume_refuses_finished_runs_foreign_folders_and_policy_files(tmp_path,
     policy_only = tmp_path / "policy"
     (policy_only / "checkpoints").mkdir(parents=True)
     payload = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
-    from agents.policy import save_checkpoint
+    from agents.bots.policy import save_checkpoint
 
     save_checkpoint(policy_only / "checkpoints" / "latest.pt",
                     {"model": payload["model"], "network": payload["network"]})
@@ -282,8 +282,8 @@ def test_resume_refuses_finished_runs_foreign_folders_and_policy_files(tmp_path,
 
 
 def test_checkpoints_for_other_observation_or_action_sizes_are_refused(tmp_path) -> None:
-    from agents.networks import ActorCritic
-    from agents.policy import CheckpointError, save_checkpoint
+    from agents.bots.network import ActorCritic
+    from agents.bots.policy import CheckpointError, save_checkpoint
 
     for sizes in ({"obs_dim": 100}, {"n_actions": 50}):
         path = tmp_path / "other.pt"
@@ -331,7 +331,7 @@ def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path,
     run_training(cfg, run_dir=tmp_path / "straight")
     run_training(cfg, run_dir=tmp_path / "split", stop_after=1)
     start.unlink()
-    from agents.policy import save_checkpoint
+    from agents.bots.policy import save_checkpoint
 
     changed = load_checkpoint(rival)  # the rival's file changes under the run
     changed["model"] = {k: v + 1.0 for k, v in changed["model"].items()}
@@ -349,8 +349,8 @@ def test_resume_needs_neither_the_start_weights_nor_the_opponent_files(tmp_path,
 
 def test_a_bad_opponent_checkpoint_fails_before_the_run_folder_is_made(tmp_path, capsys
                                                                         ) -> None:
-    from agents.networks import ActorCritic
-    from agents.policy import save_checkpoint
+    from agents.bots.network import ActorCritic
+    from agents.bots.policy import save_checkpoint
 
     bad = tmp_path / "bad.pt"
     save_checkpoint(bad, {"model": ActorCritic(obs_dim=100, hidden=8, layers=1).state_dict(),
@@ -366,7 +366,7 @@ def test_a_bad_opponent_checkpoint_fails_before_the_run_folder_is_made(tmp_path,
 
 def test_ctrl_c_names_the_resume_command_and_resume_finishes_the_same_run(
         tmp_path, capsys, monkeypatch) -> None:
-    from agents.ppo import Trainer
+    from agents.train.ppo import Trainer
 
     args = ["--config", str(SMOKE), "total_decisions=4096", "eval_interval=0",
             "checkpoint_interval=1"]
@@ -418,12 +418,12 @@ def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
     --resume runs it again from the start in that folder, as if never stopped."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    import agents.imitation
+    import agents.train.warm_start
 
     args = ["--config", str(SMOKE), "total_decisions=2048", "eval_interval=0",
             "warmstart_decisions=3072"]
     assert train.main([*args, "--run-dir", str(tmp_path / "straight")]) == 0
-    real_clone, calls = agents.imitation.clone_batch, []
+    real_clone, calls = agents.train.warm_start.clone_batch, []
 
     def clone_then_ctrl_c(*a, **k):
         calls.append(1)
@@ -431,7 +431,7 @@ def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
             raise KeyboardInterrupt
         return real_clone(*a, **k)
 
-    monkeypatch.setattr(agents.imitation, "clone_batch", clone_then_ctrl_c)
+    monkeypatch.setattr(agents.train.warm_start, "clone_batch", clone_then_ctrl_c)
     run_dir = tmp_path / "split"
     assert train.main([*args, "--run-dir", str(run_dir)]) == 130
     assert f"--resume {run_dir} starts it over" in capsys.readouterr().err
@@ -447,7 +447,7 @@ def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
 
 
 def test_resume_errors_name_what_is_missing(tmp_path, capsys) -> None:
-    from agents.policy import save_checkpoint
+    from agents.bots.policy import save_checkpoint
 
     # an older checkpoint (no eval weights kept) whose evaluation opponent file is gone
     rival = tmp_path / "rival.pt"
@@ -489,8 +489,8 @@ def test_a_bad_teacher_file_fails_before_the_run_folder_is_made(tmp_path, capsys
 def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> None:
     """Before the training loop: nothing written yet, or a claimed folder that --resume
     starts over; no traceback either way."""
-    import agents.ppo_run as ppo_run
-    from agents.commands import program
+    import agents.train.run as ppo_run
+    from cli.commands import program
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -508,9 +508,9 @@ def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> No
     assert f"--resume {tmp_path / 'claimed'} starts it over" in err and "Traceback" not in err
     assert f"{program('python')} train.py --resume" in err
     monkeypatch.undo()
-    import agents.ppo_config
+    import agents.train.config
 
-    monkeypatch.setattr(agents.ppo_config, "resume_config", interrupted)  # reading the run
+    monkeypatch.setattr(agents.train.config, "resume_config", interrupted)  # reading the run
     assert train.main(["--resume", str(tmp_path / "claimed")]) == 130
     assert "continues the run as before" in capsys.readouterr().err
     monkeypatch.undo()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import train
-from agents.ppo_config import ConfigError, PPOConfig
+from agents.train.config import ConfigError, PPOConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke.yaml"
@@ -74,9 +74,9 @@ def test_malformed_yaml_seeds_out_of_range_and_the_default_config(tmp_path, caps
         seen["cfg"] = cfg
         return {"run_dir": "x"}
 
-    import agents.ppo_run
+    import agents.train.run
 
-    monkeypatch.setattr(agents.ppo_run, "train", fake_train)
+    monkeypatch.setattr(agents.train.run, "train", fake_train)
     assert train.main([]) == 0  # no --config: the documented default run
     default = PPOConfig.load(ROOT / "configs" / "default.yaml")
     assert seen["cfg"] == default
@@ -107,7 +107,7 @@ def test_numbers_in_e_notation_and_misplaced_config_files(tmp_path, capsys) -> N
 
 def test_printed_commands_run_this_python(tmp_path, monkeypatch) -> None:
     """A hint to resume says the Python that has torch, not whatever ``python`` is on PATH."""
-    from agents.commands import program, train_command
+    from cli.commands import program, train_command
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no python on PATH at all
     assert Path(program("python")).absolute() == Path(sys.executable).absolute()

@@ -16,21 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from agents.bots.base import AgentLike
+from agents.bots.network import ActorCritic
+from agents.train.critic import CRITIC_INPUT_DIM, Critic, critic_input
+from agents.train.ppo import compute_gae, minibatches  # the same credit assignment as training
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
-from .base import AgentLike
-from .networks import (
-    CRITIC_INPUT_DIM,
-    ActorCritic,
-    Critic,
-    critic_input,
-    masked_log_probs,
-    minibatches,
-)
-from .ppo import compute_gae  # the same two-seat credit assignment as training
-
 if TYPE_CHECKING:
-    from .ppo import Trainer
+    from agents.train.ppo import Trainer
 
 
 def collect_teacher_games(env: KoiKoiVectorEnv, teacher: AgentLike, n_steps: int,
@@ -90,7 +83,7 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
     for _ in range(epochs):
         for idx in minibatches(n, n_minibatches, generator):
             logits, value = network(flat["obs"][idx], flat["mask"][idx])
-            log_probs = masked_log_probs(logits)
+            log_probs = torch.log_softmax(logits, dim=-1)
             target = flat["action"][idx]
             policy_loss = -log_probs.gather(1, target[:, None]).mean()
             value_loss = 0.5 * ((value - flat["return"][idx]) ** 2).mean()
@@ -122,7 +115,7 @@ def warm_start(trainer: Trainer, env: KoiKoiVectorEnv, writer: Any,
                progress: Callable[..., Any]) -> None:
     """Clone the teacher's play into ``trainer``'s network (and privileged critic) on
     ``env``, games separate from training's; ``progress`` is a tqdm-like bar factory."""
-    from .registry import make_agent
+    from agents.bots.registry import make_agent
 
     cfg = trainer.cfg
     teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)

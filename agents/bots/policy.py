@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 import warnings
 import zipfile
@@ -13,12 +12,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.bots.base import check_inputs
+from agents.bots.network import ActorCritic, sample_actions
+from agents.files import atomic_write_bytes, folder_hint
 from hanafuda_env.core import NUM_ACTIONS
 from hanafuda_env.observation import OBS_DIM, OBS_VERSION
-
-from .base import check_inputs
-from .files import atomic_write_bytes, folder_hint
-from .networks import ActorCritic, sample_actions
 
 CHECKPOINT_FORMAT = "hanafuda-koikoi/ppo-v1"
 
@@ -103,20 +101,6 @@ def policy_weights(path: str | Path) -> dict[str, Any]:
     network_from_payload(payload)  # a file that cannot play fails now, not mid-run
     return {"model": payload["model"], "network": payload["network"]}
 
-
-def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
-    """The policies of the agent specs that are checkpoint files. A spec that is neither a
-    file nor a baseline name fails now (a run must not find out at its first evaluation)."""
-    from .registry import BASELINES, is_baseline_name
-
-    weights = {}
-    for spec in specs:
-        if os.path.isfile(spec):
-            weights[spec] = policy_weights(spec)
-        elif not is_baseline_name(spec):
-            raise CheckpointError(f"checkpoint {spec!r} does not exist (and it is not a "
-                                  f"baseline name: {', '.join(BASELINES)}){folder_hint(spec)}")
-    return weights
 
 class PolicyAgent:
     """Plays with a network: its most likely legal action (``greedy``, the default for

@@ -19,9 +19,9 @@ The algorithm, top to bottom (the CleanRL layout):
    how often the learner still fails to beat them (see ``selfplay``). Evaluation against
    the baselines, TensorBoard scalars and atomic checkpoints follow their own intervals.
 
-The settings (:class:`~agents.ppo_config.PPOConfig`), their checks and resuming rules live
-in :mod:`agents.ppo_config`; opening, resuming and interrupting a run (``train``) in
-:mod:`agents.ppo_run`.
+The settings (:class:`~agents.train.config.PPOConfig`), their checks and resuming rules live
+in :mod:`agents.train.config`; opening, resuming and interrupting a run (``train``) in
+:mod:`agents.train.run`.
 """
 
 from __future__ import annotations
@@ -34,31 +34,17 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.bots.network import ActorCritic, sample_actions
+from agents.bots.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
+from agents.bots.registry import read_policy_files
+from agents.train.config import ConfigError, PPOConfig
+from agents.train.critic import CRITIC_INPUT_DIM, Critic, critic_input
+from agents.train.pool import SELF, OpponentPool
 from hanafuda_env.core import DECIDE, KOIKOI, STOP
 from hanafuda_env.observation import BLOCK
 from hanafuda_env.results import RoundResults
 from hanafuda_env.rules import RuleSpec, resolve_rules
 from hanafuda_env.vector_env import KoiKoiVectorEnv
-
-from .networks import (
-    CRITIC_INPUT_DIM,
-    ActorCritic,
-    Critic,
-    critic_input,
-    masked_entropy,
-    masked_log_probs,
-    minibatches,
-    sample_actions,
-)
-from .policy import (
-    CheckpointError,
-    PolicyAgent,
-    load_checkpoint,
-    read_policy_files,
-    save_checkpoint,
-)
-from .ppo_config import ConfigError, PPOConfig
-from .selfplay import SELF, OpponentPool
 
 _PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
 
@@ -78,6 +64,20 @@ class WaitingRewards:
         new), False where the running episodes' decisions are unknown."""
         return cls(np.zeros((n_games, 2), dtype=np.float32),
                    np.full((n_games, 2), undecided, dtype=bool))
+
+
+def minibatches(n: int, n_minibatches: int, generator: torch.Generator) -> list[torch.Tensor]:
+    """A random split of ``n`` samples into up to ``n_minibatches`` parts of at least two
+    (one sample has no spread: normalising its advantage would give NaN); none if n < 2."""
+    order = torch.randperm(n, generator=generator)
+    parts = min(n_minibatches, n // 2)
+    return list(torch.tensor_split(order, parts)) if parts else []
+
+
+def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy over legal actions only (masked terms are exactly zero, never NaN)."""
+    probs = log_probs.exp()
+    return -(probs * log_probs).masked_fill(~mask, 0.0).sum(-1)
 
 
 def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
@@ -240,7 +240,7 @@ class Trainer:
                     buf["critic_obs"][t] = critic_input(self.obs, self.env.core)
                     value = self.critic(torch.as_tensor(buf["critic_obs"][t]))
                 action = sample_actions(logits, self.torch_rng)
-                logprob = masked_log_probs(logits).gather(1, action[:, None]).squeeze(1)
+                logprob = torch.log_softmax(logits, dim=-1).gather(1, action[:, None]).squeeze(1)
             action = action.numpy()
             for opp in np.unique(self.opponent[~learner]):
                 idx = np.flatnonzero(~learner & (self.opponent == opp))
@@ -327,7 +327,7 @@ class Trainer:
                 logits, value = self.network(flat["obs"][idx], mask)
                 if self.critic is not None:
                     value = self.critic(flat["critic_obs"][idx])
-                log_probs = masked_log_probs(logits)
+                log_probs = torch.log_softmax(logits, dim=-1)
                 new_logprob = log_probs.gather(1, flat["action"][idx, None]).squeeze(1)
                 entropy = masked_entropy(log_probs, mask)
                 log_ratio = new_logprob - flat["logprob"][idx]
@@ -494,8 +494,8 @@ def run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, fl
 
 def _evaluate_learner(trainer: Trainer) -> dict[str, float]:
     """Win rate and points per round against each evaluation opponent (keeps ``best.pt``)."""
-    from .evaluation import play_matches
-    from .registry import make_agent
+    from agents.bots.registry import make_agent
+    from agents.eval.matches import play_matches
 
     cfg, seed = trainer.cfg, trainer.cfg.seed + trainer.update
     agent = PolicyAgent(trainer.network, name="learner", greedy=True)

@@ -1,4 +1,4 @@
-"""Actor-critic network and the masked categorical distribution used by PPO."""
+"""The actor-critic network a trained bot plays with, and sampling from its masked logits."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import torch
 from torch import nn
 
 from hanafuda_env import cards as C
-from hanafuda_env.core import NUM_ACTIONS, KoiKoiCore
-from hanafuda_env.observation import BLOCK, HIDDEN_DIM, OBS_DIM, encode_hidden
+from hanafuda_env.core import NUM_ACTIONS
+from hanafuda_env.observation import BLOCK, OBS_DIM
 
 # Illegal logits get this value instead of -inf: exp() underflows to exactly 0 in float32,
 # yet no inf - inf = NaN can appear in log-softmax or its gradient.
@@ -97,48 +97,6 @@ class ActorCritic(nn.Module):
         features = self.trunk(self.features(obs))
         logits = self.policy(features).masked_fill(~mask, MASKED_LOGIT)
         return logits, self.value(features).squeeze(-1)
-
-
-CRITIC_INPUT_DIM = OBS_DIM + HIDDEN_DIM
-
-
-def critic_input(obs: np.ndarray, core: KoiKoiCore) -> np.ndarray:
-    """The privileged critic's input: the movers' observations and their hidden cards."""
-    return np.concatenate([obs, encode_hidden(core)], axis=1)
-
-
-class Critic(nn.Module):
-    """A value network of its own, for a critic that sees more than the policy (the hidden
-    cards during training: ``hanafuda_env.observation.encode_hidden``)."""
-
-    def __init__(self, input_dim: int = CRITIC_INPUT_DIM, hidden: int = 256, layers: int = 2):
-        super().__init__()
-        self.body = nn.Sequential(*mlp_layers(input_dim, hidden, layers),
-                                  layer_init(nn.Linear(hidden if layers else input_dim, 1),
-                                             std=1.0))
-
-    def forward(self, critic_obs: torch.Tensor) -> torch.Tensor:
-        return self.body(critic_obs).squeeze(-1)
-
-
-def minibatches(n: int, n_minibatches: int, generator: torch.Generator) -> list[torch.Tensor]:
-    """A random split of ``n`` samples into up to ``n_minibatches`` parts of at least two
-    (one sample has no spread: normalising its advantage would give NaN); none if n < 2."""
-    order = torch.randperm(n, generator=generator)
-    parts = min(n_minibatches, n // 2)
-    return list(torch.tensor_split(order, parts)) if parts else []
-
-
-def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:
-    """Log-probabilities of logits whose illegal entries ``ActorCritic.forward`` has already
-    set to ``MASKED_LOGIT``: they get probability 0 (exp underflows), never NaN."""
-    return torch.log_softmax(logits, dim=-1)
-
-
-def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Entropy over legal actions only (masked terms are exactly zero, never NaN)."""
-    probs = log_probs.exp()
-    return -(probs * log_probs).masked_fill(~mask, 0.0).sum(-1)
 
 
 def sample_actions(logits: torch.Tensor, generator: torch.Generator | None = None

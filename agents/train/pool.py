@@ -17,11 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from agents.bots.base import AgentLike
+from agents.bots.network import ActorCritic
+from agents.bots.policy import PolicyAgent, policy_weights
 from hanafuda_env.rules import RuleSet
-
-from .base import AgentLike
-from .networks import ActorCritic
-from .policy import PolicyAgent, policy_weights
 
 SELF = -1  # the environment plays the current learner on both seats
 ELO_START, ELO_K = 1000.0, 16.0
@@ -95,7 +94,7 @@ class OpponentPool:
             if entry.kind == "baseline" and entry.state is None and os.path.isfile(entry.name):
                 entry.state = policy_weights(entry.name)
             if entry.state is None:  # a baseline by name
-                from .registry import make_agent
+                from agents.bots.registry import make_agent
 
                 self._agents[index] = make_agent(entry.name, self.rules)
             elif entry.kind == "baseline":  # a checkpoint's weights, read once

@@ -33,15 +33,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents.bots.base import AgentLike
+from agents.eval.stats import Z95
 from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KOIKOI, STOCK_SIZE, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.results import StepOutcome
 from hanafuda_env.rules import RuleSpec, resolve_rules
 from hanafuda_env.scoring import BatchScorer, batch_scorer, round_multiplier, round_points
-
-from .base import AgentLike
-from .evaluation import Z95
 
 UNTIL = ("round", "match")
 MODES = ("true", "resampled", "hand_known")

@@ -1,7 +1,7 @@
 """Every setting of a training run: ``PPOConfig``, its checks, YAML loading, the run folder
 and resuming.
 
-Kept apart from :mod:`agents.ppo` so the algorithm reads top to bottom; a bad key or value
+Kept apart from :mod:`agents.train.ppo` so the algorithm reads top to bottom; a bad key or value
 fails here, with the allowed ones named, before any env or network is built.
 """
 
@@ -17,14 +17,13 @@ from typing import Any
 
 import yaml
 
+from agents.bots.base import MAX_SEED
+from agents.bots.policy import CheckpointError, load_checkpoint
 from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, check_reward
 from hanafuda_env.rules import resolve_rules
 
-from .base import MAX_SEED
-from .policy import CheckpointError, load_checkpoint
-
 CRITICS = ("shared", "privileged")
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the configs shipped
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # the configs shipped
 MAX_EXP_NAME_BYTES = 200  # a file name is at most 255 bytes; "__SEED__TIME_N" follows it
 
 
@@ -231,7 +230,7 @@ def _check_number(name: str, value: Any, low: float, high: float | None = None,
 
 def _check_agent(key: str, spec: Any, files: bool = True) -> None:
     """A baseline name or (``files``: an existing) checkpoint path."""
-    from .registry import BASELINES, folder_hint, is_baseline_name
+    from agents.bots.registry import BASELINES, folder_hint, is_baseline_name
 
     if not isinstance(spec, str) or (files and not is_baseline_name(spec)
                                      and not Path(spec).is_file()):

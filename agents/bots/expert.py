@@ -1,7 +1,7 @@
 """The expert baseline: a rules-aware heuristic that races both players to the next yaku.
 
 Each outcome of a card action is valued by who is likely to improve their yaku total
-first, from per-card capture chances (:mod:`agents.card_model`) and the rule set's own yaku
+first, from per-card capture chances (:mod:`agents.bots.card_model`) and the rule set's own yaku
 table; stop and koi-koi are compared as match-win chances (see :class:`ExpertAgent`).
 """
 
@@ -12,14 +12,9 @@ from math import erf, sqrt
 
 import numpy as np
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import CHOOSE_PLAYED, HAND_SIZE, KOIKOI, PLAY, STOP
-from hanafuda_env.rules import QUIET_EXHAUSTION_WINNER, RuleSpec
-from hanafuda_env.scoring import batch_scorer, round_points, yaku_table
-
-from .base import Agent, View, argmax_per_row, decode, legal_candidates
-from .baselines import Outcomes, card_outcomes
-from .card_model import (
+from agents.bots.base import Agent, View, argmax_per_row, decode, legal_candidates
+from agents.bots.baselines import Outcomes, card_outcomes
+from agents.bots.card_model import (
     CARD_MODEL,
     CARD_OF_ROW,
     CODES,
@@ -29,6 +24,10 @@ from .card_model import (
     chance_table,
     month_nibbles,
 )
+from hanafuda_env import cards as C
+from hanafuda_env.core import CHOOSE_PLAYED, HAND_SIZE, KOIKOI, PLAY, STOP
+from hanafuda_env.rules import QUIET_EXHAUSTION_WINNER, RuleSpec
+from hanafuda_env.scoring import batch_scorer, round_points, yaku_table
 
 _U64 = np.uint64
 _MADE_BONUS = 1000.0  # in rule units: making yaku now outranks every other outcome
@@ -137,7 +136,7 @@ class ExpertAgent(Agent):
 
     **Speed.** Every candidate outcome and koi-koi decision of a batch is valued in one
     pass of whole-array operations: card chances come from
-    :func:`~agents.card_model.chance_table`, and the count tails of all yaku masks, for both
+    :func:`~agents.bots.card_model.chance_table`, and the count tails of all yaku masks, for both
     players, from one :func:`count_tails` per group of similar-sized masks (it is a training
     opponent and teacher: its speed bounds training throughput).
     """

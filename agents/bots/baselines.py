@@ -1,6 +1,6 @@
 """Baseline agents: random and greedy, plus the card-action outcomes the expert shares.
 
-Both read only the observation and the legal-action mask (see ``agents.base``) and work on
+Both read only the observation and the legal-action mask (see ``agents.bots.base``) and work on
 whole batches: candidate actions are flattened to rows (at most 8 per game), valued with
 NumPy, and the best one per game is taken.
 
@@ -9,7 +9,7 @@ NumPy, and the best one per game is taken.
   ribbon 5, chaff 1, the classic Hana-awase card values); with no capture it lays down its
   least valuable card. Fixed koi-koi rule: **always stop** (bank the points at once).
 
-The rules-aware expert heuristic is :class:`agents.expert.ExpertAgent`.
+The rules-aware expert heuristic is :class:`agents.bots.expert.ExpertAgent`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.bots.base import Agent, View, argmax_per_row, decode, legal_candidates
 from hanafuda_env import cards as C
 from hanafuda_env.core import STOP
-
-from .base import Agent, View, argmax_per_row, decode, legal_candidates
 
 _U64 = np.uint64
 _KIND_MASKS = np.array([C.BRIGHTS, C.ANIMALS, C.RIBBONS, C.CHAFF_CARDS], dtype=_U64)

@@ -2,7 +2,7 @@
 
 A card's chances of ending in my pile and in the opponent's come from logistic regressions
 on where it and its month's other cards lie (``CARD_MODEL``, refitted by ``python
-benchmarks/bench_baselines.py --calibrate``). Kept apart from :mod:`agents.expert` because
+benchmarks/bench_baselines.py --calibrate``). Kept apart from :mod:`agents.bots.expert` because
 it is data plus its features: the race built on it does not change when it is refitted.
 """
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+from agents.bots.base import Agent, AgentLike
+from agents.bots.baselines import GreedyAgent, RandomAgent
+from agents.bots.expert import ExpertAgent
+from agents.files import folder_hint
 from hanafuda_env.rules import RuleSpec, resolve_rules
-
-from .base import Agent, AgentLike
-from .baselines import GreedyAgent, RandomAgent
-from .expert import ExpertAgent
-from .files import folder_hint
 
 BASELINES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -31,7 +31,7 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
     only when it exists."""
     rules = resolve_rules(rules)
     if os.path.isfile(spec):
-        from agents.policy import PolicyAgent  # torch is only needed for checkpoints
+        from agents.bots.policy import PolicyAgent  # torch is only needed for checkpoints
 
         agent = PolicyAgent.load(spec, rules)
         if seed is not None and hasattr(agent, "seed"):
@@ -63,3 +63,18 @@ def display_names(specs: Sequence[str]) -> list[str]:
                             else str(specs[k]))
         depth += 1
     return [str(name) for name in names]
+
+
+def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
+    """The policies of the agent specs that are checkpoint files. A spec that is neither a
+    file nor a baseline name fails now (a run must not find out at its first evaluation)."""
+    from agents.bots.policy import CheckpointError, policy_weights  # torch
+
+    weights = {}
+    for spec in specs:
+        if os.path.isfile(spec):
+            weights[spec] = policy_weights(spec)
+        elif not is_baseline_name(spec):
+            raise CheckpointError(f"checkpoint {spec!r} does not exist (and it is not a "
+                                  f"baseline name: {', '.join(BASELINES)}){folder_hint(spec)}")
+    return weights

@@ -1,23 +1,35 @@
-"""A training run: its folder claimed or reopened, the PPO loop of :mod:`agents.ppo` run
+"""A training run: its folder claimed or reopened, the PPO loop of :mod:`agents.train.ppo` run
 in it, and Ctrl-C turned into a message that says how to continue."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .commands import train_command
-from .files import atomic_write_json, atomic_write_text
-from .policy import CheckpointError, load_checkpoint
-from .ppo import Trainer, make_env, run_updates
-from .ppo_config import RESUMABLE_KEYS, ConfigError, PPOConfig, claim_run_dir, resume_config
+from agents.bots.policy import CheckpointError, load_checkpoint
+from agents.files import atomic_write_json, atomic_write_text
+from agents.train.config import RESUMABLE_KEYS, ConfigError, PPOConfig, claim_run_dir, resume_config
+from agents.train.ppo import Trainer, make_env, run_updates
 
 
 class TrainingInterrupted(Exception):
-    """Ctrl-C stopped a run; the message says how to continue it."""
+    """Ctrl-C stopped a run. ``template`` says what resuming does, with ``{resume}`` where
+    the command that resumes ``run_dir`` goes; :meth:`explain` fills it in with the command
+    a caller's users type (``train.py`` fills in its own command line)."""
+
+    def __init__(self, template: str, run_dir: str | Path | None = None):
+        self.template, self.run_dir = template, run_dir
+        super().__init__(self.explain())
+
+    def explain(self, resume: Callable[[str], str] | None = None) -> str:
+        if resume is None:
+            def resume(run_dir: str) -> str:
+                return f"train(cfg, resume={run_dir!r})"
+        return self.template.replace("{resume}", resume(str(self.run_dir)))
 
 
 def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None,
@@ -35,33 +47,32 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         trainer, run_dir, writer = _open_run(cfg, run_dir, resume, opened)
     except KeyboardInterrupt:
         if resume is not None:
-            message = (f"interrupted while resuming; {train_command('--resume', resume)} "
-                       "continues the run as before")
-        elif opened:
-            message = (f"interrupted before the run's first checkpoint; "
-                       f"{train_command('--resume', opened[0])} starts it over in {opened[0]}")
-        else:
-            message = "interrupted before the run started; there is nothing to resume"
-        raise TrainingInterrupted(message) from None
+            raise TrainingInterrupted("interrupted while resuming; {resume} continues the run "
+                                      "as before", resume) from None
+        if opened:
+            raise TrainingInterrupted("interrupted before the run's first checkpoint; {resume} "
+                                      f"starts it over in {opened[0]}", opened[0]) from None
+        raise TrainingInterrupted("interrupted before the run started; there is nothing to "
+                                  "resume") from None
     cfg = trainer.cfg  # a resumed run's own
     if cfg.progress_bar:
         tqdm.write(f"run folder: {run_dir}")
     try:
         if not trainer.warm_started:
-            from .imitation import warm_start
+            from agents.train.warm_start import warm_start
 
             warm_start(trainer, make_env(cfg, trainer.rules, cfg.seed + 1), writer, tqdm)
         last_update = trainer.n_updates if stop_after is None else min(
             trainer.n_updates, trainer.update + stop_after)
         metrics = run_updates(trainer, writer, last_update)
     except KeyboardInterrupt:
-        command = train_command("--resume", run_dir)
         if trainer.saved_update is None:
-            raise TrainingInterrupted(f"interrupted before the run's first checkpoint; "
-                                      f"{command} starts it over in {run_dir}") from None
+            raise TrainingInterrupted("interrupted before the run's first checkpoint; {resume} "
+                                      f"starts it over in {run_dir}", run_dir) from None
         raise TrainingInterrupted(
-            f"interrupted; {command} continues from the last checkpoint (update "
-            f"{trainer.saved_update} of {trainer.n_updates}; later ones are redone)") from None
+            "interrupted; {resume} continues from the last checkpoint (update "
+            f"{trainer.saved_update} of {trainer.n_updates}; later ones are redone)",
+            run_dir) from None
     finally:
         writer.close()
     atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})

@@ -9,7 +9,7 @@ An agent is anything with a ``name`` and ``act(obs, mask) -> actions``:
 
 Agents see nothing else (no hidden cards, no core), so the same agent plays in the batched
 evaluator, in the PettingZoo environment and against a person. ``seed(int)`` makes a
-stochastic agent repeatable. Trained policies (``agents.policy.PolicyAgent``) follow the
+stochastic agent repeatable. Trained policies (``agents.bots.policy.PolicyAgent``) follow the
 same protocol without subclassing :class:`Agent`; baselines subclass it for the shared
 checks and the rule set.
 """

@@ -1,10 +1,11 @@
 """What is each legal move worth? Rollout values of every candidate at any decision.
 
-Each decision point is forked into ``K`` worlds (:func:`agents.koikoi_value.rollout_worlds`:
-hidden cards reshuffled, kept, or only the stock reshuffled), and every legal action is
-played in every world, then ``policy`` plays both seats to the end of the round. All the
-candidates of a point share its worlds (common random numbers), so the *differences*
-between moves are estimated more tightly than the values themselves.
+Each decision point is forked into ``K`` worlds
+(:func:`agents.analysis.koikoi_value.rollout_worlds`: hidden cards reshuffled, kept, or only
+the stock reshuffled), and every legal action is played in every world, then ``policy``
+plays both seats to the end of the round. All the candidates of a point share its worlds
+(common random numbers), so the *differences* between moves are estimated more tightly
+than the values themselves.
 
 A value is the mover's round points given the rollout policy: the policy's action value
 under the decider's information. Picking the best candidate is one step of policy
@@ -19,10 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.analysis.koikoi_value import MODES, play_with, point_worlds
+from agents.bots.base import AgentLike, argmax_per_row
 from hanafuda_env.core import KoiKoiCore
-
-from .base import AgentLike, argmax_per_row
-from .koikoi_value import MODES, play_with, point_worlds
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .base import MAX_SEED
+from agents.bots.base import MAX_SEED
 
 
 def _integer(text: str, low: int, high: int | None, wanted: str) -> int:

@@ -1,0 +1,2 @@
+"""What the command lines share (``train.py``, ``evaluate.py``, ``play.py``, ``benchmarks/``):
+argument types with clear usage errors, and the commands they print for the user to type."""
