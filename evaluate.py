@@ -146,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     except (RuleError, ValueError, OSError) as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
+    what = (f"a league of {len(agents)} agents, {args.matches} matches per pair" if args.league
+             else f"{args.matches} matches, {agents[0].name} vs {agents[1].name}")
+    print(f"playing {what} (rules {rules.name}, seed {args.seed}) ...", file=sys.stderr,
+          flush=True)  # progress, not results: a closed stdout must not stop the run
     start = time.perf_counter()
     if args.league:
         result = round_robin(agents, args.matches, rules, args.seed, args.batch)
