@@ -2,7 +2,7 @@
 
     python benchmarks/bench_core.py [--seconds 3] [--batches 1 64 1024 8192]
 
-Targets (issue 2) at batch 8192 on one core: >= 1,000,000 decisions/s, >= 50,000 rounds/s.
+Targets at batch 8192 on one core: >= 1,000,000 decisions/s, >= 50,000 rounds/s.
 For scale, the same run also times a plain single-game Python reference (tests/reference.py)
 when it is present, and prints the core's speed-up over it.
 """
