@@ -22,8 +22,9 @@ from typing import Any
 from agents.bots.registry import BASELINES, display_names, make_agent
 from agents.eval.league import round_robin
 from agents.eval.matches import play_matches
-from agents.files import atomic_write_json, output_path_problem
+from agents.files import output_path_problem
 from cli.arguments import HelpFormatter, positive_int, seed_int
+from hanafuda_env.files import atomic_write_json
 from hanafuda_env.rules import RuleError, resolve_rules
 
 

@@ -33,8 +33,8 @@ from .deals import (
     check_decks,
     check_option_names,
     check_seats,
-    has_full_month,
     ids_to_bits,
+    must_redeal,
 )
 from .results import (
     END_EXHAUSTION_WIN,
@@ -49,7 +49,7 @@ from .results import (
     StepOutcome,
 )
 from .rules import QUIET_EXHAUSTION_WINNER, RuleSet, RuleSpec, resolve_rules
-from .scoring import batch_scorer, hand_yaku, round_multiplier
+from .scoring import PileTotals, hand_yaku, round_multiplier, round_score
 from .seeding import (
     GOLDEN,
     check_seed_value,
@@ -87,7 +87,7 @@ class KoiKoiCore:
             raise ValueError(f"n_games must be a positive integer, got {n_games!r}")
         self.n_games = int(n_games)
         self.rules: RuleSet = resolve_rules(rules)
-        self._scorer = batch_scorer(self.rules)
+        self._scorer = PileTotals(self.rules)
         self.yaku_names = self._scorer.names + ("teshi", "kuttsuki")
         self._games = np.arange(self.n_games)
         b = self.n_games
@@ -157,7 +157,7 @@ class KoiKoiCore:
             seeds = np.array(per_game, dtype=_U64)
         deck = None
         if options.get("deck") is not None:
-            deck = check_decks(options["deck"], self.n_games)
+            deck = check_decks(options["deck"], self.n_games, self.rules)
         dealer = None
         if options.get("dealer") is not None:
             dealer = check_seats(options["dealer"], self.n_games, "dealer")
@@ -186,13 +186,11 @@ class KoiKoiCore:
         while len(games):
             decks = deck if deck is not None else self._shuffled_decks(games)
             deck = None
-            field = ids_to_bits(decks[:, FIELD_CARDS])
-            redeal = has_full_month(field)  # §2.1, before hand yaku (§2.7)
+            redeal = must_redeal(decks, self.rules)  # §2.1, before hand yaku (§2.7)
             while redeal.any():
-                again = games[redeal]
-                decks[redeal] = self._shuffled_decks(again)
-                field[redeal] = ids_to_bits(decks[redeal, FIELD_CARDS])
-                redeal = has_full_month(field)
+                decks[redeal] = self._shuffled_decks(games[redeal])
+                redeal[redeal] = must_redeal(decks[redeal], self.rules)
+            field = ids_to_bits(decks[:, FIELD_CARDS])
             dealer = self.dealer[games]
             first = ids_to_bits(decks[:, DEALER_HAND])
             second = ids_to_bits(decks[:, OTHER_HAND])
@@ -330,7 +328,8 @@ class KoiKoiCore:
         """End-of-turn yaku check (§2.4), koi-koi decisions and round ends (§2.6)."""
         mover = self.mover
         previous = np.where(mover == 0, self.yaku_total[:, 0], self.yaku_total[:, 1])
-        total = np.where(ending, self._scorer.totals(pile), previous)
+        own_called = self.koikoi_calls[self._games, mover] > 0
+        total = np.where(ending, self._scorer.totals(pile, own_called), previous)
         made = ending & (total > previous)
         self.yaku_total[self._games, mover] = total
         self.turn += ending
@@ -342,6 +341,10 @@ class KoiKoiCore:
         stops = deciding & (actions == STOP)
         calls = deciding & (actions == KOIKOI)
         self.koikoi_calls[self._games, mover] += calls
+        if self.rules.sake_after_koikoi is not None and calls.any():
+            # the raised sake yaku count from the call on: the next turn starts from them
+            self.yaku_total[self._games, mover] = np.where(
+                calls, self._scorer.totals(pile, True), self.yaku_total[self._games, mover])
         passing = (ending & ~made) | calls
         self.phase = np.where(to_decide, DECIDE, np.where(passing, PLAY, self.phase)).astype(
             np.int8)
@@ -378,12 +381,14 @@ class KoiKoiCore:
             reason = np.where(stops[by_yaku], END_STOP,
                               np.where(called_before[by_yaku], END_KOIKOI_WIN, END_LAST_CARD))
             winner = self.mover[by_yaku]
-            base = self.yaku_total[by_yaku, winner]
-            loser_called = self.koikoi_calls[by_yaku, 1 - winner] > 0
-            multiplier = round_multiplier(base, loser_called, self.rules)
+            calls = self.koikoi_calls[by_yaku]
+            own_calls = calls[np.arange(len(by_yaku)), winner]
+            loser_called = calls[np.arange(len(by_yaku)), 1 - winner] > 0
+            base, multiplier = round_score(self.yaku_total[by_yaku, winner], loser_called,
+                                           self.rules, own_calls)
             yaku = np.zeros((len(by_yaku), len(self.yaku_names)), dtype=np.int32)
             yaku[:, :len(self._scorer.names)] = self._scorer.breakdown(
-                self.piles[by_yaku, winner])
+                self.piles[by_yaku, winner], own_calls > 0)
             self._finish_rounds(by_yaku, winner, base, multiplier, reason, yaku, parts,
                                 match_parts)
             done.append(by_yaku)
@@ -393,8 +398,9 @@ class KoiKoiCore:
             reason = np.where(winner >= 0, END_EXHAUSTION_WIN, END_NO_GAME)
             yaku = np.zeros((len(ran_out), len(self.yaku_names)), dtype=np.int32)
             if by_total.any():  # highest-total wins are scored from the winner's yaku
+                scored, seat = ran_out[by_total], winner[by_total]
                 yaku[by_total, :len(self._scorer.names)] = self._scorer.breakdown(
-                    self.piles[ran_out[by_total], winner[by_total]])
+                    self.piles[scored, seat], self.koikoi_calls[scored, seat] > 0)
             self._finish_rounds(ran_out, winner, base, multiplier, reason, yaku, parts,
                                 match_parts)
             done.append(ran_out)
@@ -414,6 +420,8 @@ class KoiKoiCore:
         winner = np.full(n, -1, dtype=np.int8)
         base = np.zeros(n, dtype=np.int32)
         offset = QUIET_EXHAUSTION_WINNER[rule]  # 0: the dealer wins, 1: the other
+        if rule == "dealer-wins-always":  # §2.10: koi-koi called or not
+            quiet = np.ones(n, dtype=bool)
         if offset is not None:
             winner = np.where(quiet, dealer ^ offset, winner)
             base = np.where(quiet, points, base)
@@ -426,11 +434,12 @@ class KoiKoiCore:
             top = np.where(totals[:, 0] == totals[:, 1], dealer,
                            np.argmax(totals, axis=1)).astype(np.int8)
             winner = np.where(called, top, winner).astype(np.int8)
-            top_total = totals[np.arange(n), top]
-            base = np.where(called, top_total, base)
-            loser_called = self.koikoi_calls[games, 1 - top] > 0
-            multiplier = np.where(called, round_multiplier(top_total, loser_called, self.rules),
-                                  1)
+            calls = self.koikoi_calls[games]
+            loser_called = calls[np.arange(n), 1 - top] > 0
+            top_base, top_multiplier = round_score(totals[np.arange(n), top], loser_called,
+                                                   self.rules, calls[np.arange(n), top])
+            base = np.where(called, top_base, base)
+            multiplier = np.where(called, top_multiplier, 1)
         return (winner.astype(np.int8), base.astype(np.int32), multiplier.astype(np.int32),
                 by_total)
 
@@ -463,6 +472,8 @@ class KoiKoiCore:
         over = self.round_index[games] >= self.rules.rounds
         if self.rules.target_score is not None:
             over |= (self.points_won[games] >= self.rules.target_score).any(axis=1)
+        if self.rules.starting_points is not None:  # §2.10: out of points
+            over |= (self.rules.starting_points + self.match_score[games] <= 0).any(axis=1)
         if over.any():
             ended = games[over]
             scores = self.match_score[ended].copy()

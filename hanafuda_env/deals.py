@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import cards as C
+from .rules import RuleSet
 from .scoring import month_counts
 from .seeding import is_integer
 
@@ -31,6 +32,29 @@ def has_full_month(field: np.ndarray) -> np.ndarray:
     return (month_counts(field) == 4).any(axis=1)
 
 
+def redeal_reason(decks: np.ndarray, rules: RuleSet) -> list[str | None]:
+    """Per deck (n, 48): what makes the rules deal it again — all four cards of a month on
+    the field (§2.1) or, with ``redeal_hand_four``, in a hand (§2.10) — or None."""
+    parts = [("field", FIELD_CARDS)]
+    if rules.redeal_hand_four:
+        parts += [("dealer's hand", DEALER_HAND), ("other hand", OTHER_HAND)]
+    reasons: list[str | None] = [None] * len(decks)
+    for where, cards in reversed(parts):
+        bits = ids_to_bits(decks[:, cards])
+        for g in np.flatnonzero(has_full_month(bits)):
+            reasons[g] = f"all four cards of a month in the {where} ({C.describe(int(bits[g]))})"
+    return reasons
+
+
+def must_redeal(decks: np.ndarray, rules: RuleSet) -> np.ndarray:
+    """(n,) bool: the rules deal these (n, 48) orders again (see :func:`redeal_reason`)."""
+    redeal = has_full_month(ids_to_bits(decks[:, FIELD_CARDS]))
+    if rules.redeal_hand_four:
+        redeal |= has_full_month(ids_to_bits(decks[:, DEALER_HAND]))
+        redeal |= has_full_month(ids_to_bits(decks[:, OTHER_HAND]))
+    return redeal
+
+
 def check_option_names(options: dict) -> None:
     """Reset options are ``dealer`` and ``deck`` in both engines; anything else is named."""
     unknown = set(options) - set(RESET_OPTIONS)
@@ -39,8 +63,8 @@ def check_option_names(options: dict) -> None:
                          f"allowed: {', '.join(RESET_OPTIONS)}")
 
 
-def check_decks(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_games: int
-                ) -> np.ndarray:
+def check_decks(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_games: int,
+                rules: RuleSet) -> np.ndarray:
     """A ``deck`` reset option (one order for all games or one per game) as (n_games, 48)
     int8 orders, refused by name unless each is a deal the rules would play."""
     deck = np.asarray(deck)
@@ -50,13 +74,11 @@ def check_decks(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_ga
     if deck.dtype.kind not in "iu" or not (
             np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
         raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
-    field = ids_to_bits(deck[:, FIELD_CARDS])
-    full = has_full_month(field)
-    if full.any():
-        g = int(np.flatnonzero(full)[0])
-        raise ValueError(f"game {g}: the given deck puts all four cards of a month on the "
-                         f"field ({C.describe(int(field[g]))}); such a deal is redealt by "
-                         f"the rules, so give another deck")
+    redeal = must_redeal(deck, rules)
+    if redeal.any():
+        g = int(np.flatnonzero(redeal)[0])
+        raise ValueError(f"game {g}: the given deck puts {redeal_reason(deck[g:g + 1], rules)[0]}"
+                         f"; such a deal is redealt by the rules, so give another deck")
     return deck.astype(np.int8)
 
 

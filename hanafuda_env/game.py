@@ -55,7 +55,7 @@ from .results import (
     END_STOP,
 )
 from .rules import QUIET_EXHAUSTION_WINNER, RuleSet, RuleSpec, resolve_rules
-from .scoring import SEVEN_POINTS
+from .scoring import CALL_BONUS_LIMIT, SEVEN_POINTS
 from .seeding import check_seed_value
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of", "splitmix64_int"]
@@ -171,8 +171,21 @@ class KoiKoiGame:
         self._deal(rounds, matches, deck)
         return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
 
-    @classmethod
-    def check_reset_options(cls, options: dict | None) -> tuple[list[int] | None, int | None]:
+    def deal_round(self, deck: list[int], dealer: int | None = None) -> GameResetOutcome:
+        """Replace the round being played (normally one just dealt) by a deal of this 48-card
+        order, as ``reset``'s ``deck`` option lays it out; ``dealer`` (0 or 1) also moves the
+        deal. The match's score and round count are kept: a game record's rounds are replayed
+        this way. Returns what the deal finished (a hand yaku)."""
+        order = self._check_deck(deck)
+        seat = None if dealer is None else check_seat(dealer, "dealer")
+        if seat is not None:
+            self.dealer = seat
+        rounds: list[dict] = []
+        matches: list[dict] = []
+        self._deal(rounds, matches, order)
+        return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
+
+    def check_reset_options(self, options: dict | None) -> tuple[list[int] | None, int | None]:
         """The checked ``deck`` and ``dealer`` of ``reset``'s options (None where not given):
         envs call this before changing anything, so a rejected reset leaves them as they
         were."""
@@ -180,16 +193,15 @@ class KoiKoiGame:
         check_option_names(options)
         deck = None
         if options.get("deck") is not None:
-            deck = cls._check_deck(options["deck"])
+            deck = self._check_deck(options["deck"])
         dealer = options.get("dealer")
         return deck, None if dealer is None else check_seat(dealer, "dealer")
 
-    @staticmethod
-    def _check_deck(deck) -> list[int]:
+    def _check_deck(self, deck) -> list[int]:
         cards = np.asarray(deck)
         if cards.shape != (C.NUM_CARDS,):  # one game: one order
             raise ValueError(f"deck must have shape (48,), got {cards.shape}")
-        return check_decks(cards, 1)[0].tolist()  # the core's checks (deals.py), one game
+        return check_decks(cards, 1, self.rules)[0].tolist()  # the core's checks, one game
 
     def _base_word(self) -> int:
         return splitmix64_int(self.seed ^ splitmix64_int(self.deal_count))
@@ -221,10 +233,9 @@ class KoiKoiGame:
         while True:
             order = deck if deck is not None else self._shuffled_deck()
             deck = None
-            field = card_mask(order[FIELD_CARDS])
-            while has_full_month(field):  # §2.1, before hand yaku (§2.7)
+            while self._must_redeal(order):  # §2.1, before hand yaku (§2.7)
                 order = self._shuffled_deck()
-                field = card_mask(order[FIELD_CARDS])
+            field = card_mask(order[FIELD_CARDS])
             dealer = self.dealer
             first, second = card_mask(order[DEALER_HAND]), card_mask(order[OTHER_HAND])
             self.hands = [first, second] if dealer == 0 else [second, first]
@@ -244,8 +255,18 @@ class KoiKoiGame:
             winner = dealer if held[dealer][0] > 0 else 1 - dealer
             base, name = held[winner]
             # Decision (core): a hand yaku worth 7 or more doubles like any win (§2.5)
-            self._finish(winner, base, self._multiplier(base, False), END_HAND_YAKU,
-                         {name: base}, rounds, matches)
+            base, multiplier = self._score(base, False, 0)
+            self._finish(winner, base, multiplier, END_HAND_YAKU, {name: base}, rounds,
+                         matches)
+
+    def _must_redeal(self, order: list[int]) -> bool:
+        """``deals.must_redeal`` for one order: a month complete on the field or, with
+        ``redeal_hand_four``, in a hand."""
+        if has_full_month(card_mask(order[FIELD_CARDS])):
+            return True
+        return self.rules.redeal_hand_four and (
+            has_full_month(card_mask(order[DEALER_HAND]))
+            or has_full_month(card_mask(order[OTHER_HAND])))
 
     # -------------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:
@@ -294,6 +315,8 @@ class KoiKoiGame:
             if action != KOIKOI:
                 self._illegal(action)
             self.koikoi_calls[mover] += 1
+            if self.rules.sake_after_koikoi is not None:  # raised sake yaku from now on
+                self.yaku_total[mover] = self._tables.called_scorer.total(self.piles[mover])
             return self._pass_turn(mover)
         # choosing the field card for the pending played/drawn card
         pending = self.pending
@@ -349,7 +372,8 @@ class KoiKoiGame:
         """End-of-turn yaku check (§2.4): decide, win, or pass the turn."""
         totals = self.yaku_total
         previous = totals[mover]
-        total = self._total(self.piles[mover])
+        total = (self._tables.called_scorer.total if self.koikoi_calls[mover]
+                 else self._total)(self.piles[mover])
         totals[mover] = total
         self.turn += 1
         if total > previous:
@@ -372,22 +396,35 @@ class KoiKoiGame:
         winner, base, multiplier, by_total = self._exhaustion_outcome()
         reason = END_EXHAUSTION_WIN if winner >= 0 else END_NO_GAME
         # a highest-total win is scored from the winner's yaku: report them (as the core)
-        yaku = self._tables.scorer.breakdown(self.piles[winner]) if by_total else {}
+        yaku = self._breakdown(winner) if by_total else {}
         self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
         self._deal(rounds, matches)
         return _outcome(rounds, matches)
 
     # ------------------------------------------------------------------------ round end
-    def _multiplier(self, base: int, loser_called: bool) -> int:
+    def _score(self, total: int, loser_called: bool, winner_calls: int) -> tuple[int, int]:
+        """``scoring.round_score`` for one win: (base, multiplier)."""
+        rules = self.rules
+        factor = 2 if total >= SEVEN_POINTS and rules.seven_point_doubling else 1
+        if loser_called:
+            factor *= rules.koikoi_multiplier
+        if rules.own_koikoi_bonus:
+            if winner_calls > CALL_BONUS_LIMIT:
+                return total, factor * (winner_calls - 2)
+            return total + winner_calls, factor
+        return total, factor
+
+    def _breakdown(self, seat: int) -> dict[str, int]:
         t = self._tables
-        factor = 2 if base >= SEVEN_POINTS and t.seven_point_doubling else 1
-        return factor * t.koikoi_multiplier if loser_called else factor
+        return (t.called_scorer if self.koikoi_calls[seat] else t.scorer).breakdown(
+            self.piles[seat])
 
     def _end_by_yaku(self, reason: int) -> GameStepOutcome:
         winner = self.mover
-        base = self.yaku_total[winner]
-        multiplier = self._multiplier(base, self.koikoi_calls[1 - winner] > 0)
-        yaku = self._tables.scorer.breakdown(self.piles[winner])
+        calls = self.koikoi_calls
+        base, multiplier = self._score(self.yaku_total[winner], calls[1 - winner] > 0,
+                                       calls[winner])
+        yaku = self._breakdown(winner)
         rounds: list[dict] = []
         matches: list[dict] = []
         self._finish(winner, base, multiplier, reason, yaku, rounds, matches)
@@ -402,7 +439,8 @@ class KoiKoiGame:
         dealer = self.dealer
         called = self.koikoi_calls[0] + self.koikoi_calls[1] > 0
         totals = self.yaku_total
-        quiet = not called and totals[0] <= 0 and totals[1] <= 0
+        quiet = rule == "dealer-wins-always" or (not called and totals[0] <= 0
+                                                 and totals[1] <= 0)
         winner, base, multiplier = -1, 0, 1
         offset = QUIET_EXHAUSTION_WINNER[rule]  # 0: the dealer wins, 1: the other
         if quiet and offset is not None:
@@ -411,9 +449,9 @@ class KoiKoiGame:
         if rule == "highest-total" and called:
             # Decision (core): the higher total wins and is scored like any win (§2.5 steps).
             top = dealer if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
-            winner, base = top, totals[top]
-            multiplier = self._multiplier(base, self.koikoi_calls[1 - top] > 0)
-            return winner, base, multiplier, True
+            calls = self.koikoi_calls
+            base, multiplier = self._score(totals[top], calls[1 - top] > 0, calls[top])
+            return top, base, multiplier, True
         return winner, base, multiplier, False
 
     def _finish(self, winner: int, base: int, multiplier: int, reason: int,
@@ -441,9 +479,10 @@ class KoiKoiGame:
         else:
             self.dealer = 1 - dealer
         self.round_index += 1
-        target = self.rules.target_score
+        target, stake = self.rules.target_score, self.rules.starting_points
         if self.round_index >= self.rules.rounds or (
-                target is not None and (won[0] >= target or won[1] >= target)):
+                target is not None and (won[0] >= target or won[1] >= target)) or (
+                stake is not None and (stake + score[0] <= 0 or stake + score[1] <= 0)):
             match_winner = 0 if score[0] > score[1] else (1 if score[1] > score[0] else -1)
             matches.append({"winner": match_winner, "scores": list(score),
                             "rounds": self.round_index})

@@ -146,19 +146,20 @@ class GameTables:
 
     names: tuple[str, ...]  # yaku names (the core's yaku_names)
     scorer: PileScorer
+    called_scorer: PileScorer  # for a player who called koi-koi (raised sake yaku, §2.10)
     hand_yaku: str
     teshi: int
     kuttsuki: int
-    seven_point_doubling: bool
-    koikoi_multiplier: int
 
 
 @lru_cache(maxsize=64)
 def game_tables(rules: RuleSet) -> GameTables:
     table = yaku_table(rules)
     names = tuple(y.name for y in table) + ("teshi", "kuttsuki")
-    return GameTables(names, PileScorer(table), rules.hand_yaku, rules.points.teshi,
-                      rules.points.kuttsuki, rules.seven_point_doubling, rules.koikoi_multiplier)
+    scorer = PileScorer(table)
+    called = scorer if rules.sake_after_koikoi is None else PileScorer(yaku_table(rules, True))
+    return GameTables(names, scorer, called, rules.hand_yaku, rules.points.teshi,
+                      rules.points.kuttsuki)
 
 
 def hand_points(hand: int, t: GameTables) -> tuple[int, str]:

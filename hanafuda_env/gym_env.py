@@ -157,7 +157,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
                       RESET_OPTIONS, "KoiKoiSingleAgentEnv.reset")
         seat = options.pop("learner_seat", self._fixed_seat)
         check_seat(seat, "learner_seat", none_ok=True)
-        KoiKoiGame.check_reset_options(options)
+        self.game.check_reset_options(options)
         saved = self._snapshot()
         try:
             return self._reset(seed, options, seat, go_on)

@@ -255,7 +255,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 warnings.warn(f"koikoi_v0.reset ignores option {key!r}; reset options: "
                               f"{', '.join(RESET_OPTIONS)}", stacklevel=2)
         seed = check_seed(seed, "koikoi_v0.reset")  # everything that can fail, before any change
-        KoiKoiGame.check_reset_options(game_options)
+        self.game.check_reset_options(game_options)
         if seed is None:
             seed = self._seed
         self._seed = None

@@ -1,7 +1,8 @@
-"""Rule sets for Koi-Koi (RULES.md §2.8, §2.9) as frozen, validated data.
+"""Rule sets for Koi-Koi (RULES.md §2.8–2.10) as frozen, validated data.
 
 A :class:`RuleSet` holds every option and the point table. Build one from a preset name
-(``"nintendo"`` — the default — or ``"ten-base"``), a dict, or a YAML file with
+(``"nintendo"`` — the default —, ``"ten-base"`` or ``"koikoi-japan"``), a dict, or a YAML
+file with
 :func:`resolve_rules`. Unknown keys or values raise :class:`RuleError`, naming the culprit
 and listing what is allowed.
 """
@@ -51,17 +52,23 @@ class PointTable:
 
 # Allowed values for the options that take one of a few names.
 CHOICES: dict[str, tuple[Any, ...]] = {
-    "akatan_aotan": ("combined-10", "combined-15", "separate"),
-    "on_exhaustion": ("no-game", "dealer-wins", "non-dealer-wins", "highest-total"),
+    "akatan_aotan": ("combined-10", "combined-15", "combined-plus-each", "separate"),
+    "on_exhaustion": ("no-game", "dealer-wins", "non-dealer-wins", "highest-total",
+                      "dealer-wins-always"),
     "hand_yaku": ("teshi+kuttsuki", "teshi", "none"),
     "next_dealer": ("winner", "alternate"),
 }
 # §2.6, §2.8 on_exhaustion: who wins a round whose hands ran out while nobody made yaku or
 # called koi-koi — the dealer (0) or the other (1), None for a no-game. ("highest-total"
-# also scores a round with a koi-koi by the higher yaku total.)
+# also scores a round with a koi-koi by the higher yaku total; "dealer-wins-always" gives
+# the dealer every such round, koi-koi or not, §2.10.)
 QUIET_EXHAUSTION_WINNER: dict[str, int | None] = {
     "no-game": None, "dealer-wins": 0, "non-dealer-wins": 1, "highest-total": 0,
+    "dealer-wins-always": 0,
 }
+BOOLEAN_OPTIONS = ("sake_cup_is_chaff", "hanami_tsukimi", "rain_washes_sake",
+                   "tane_with_ino_shika_cho", "tan_with_poetry_ribbons", "seven_point_doubling",
+                   "koikoi_doubling", "multiple_koikoi", "own_koikoi_bonus", "redeal_hand_four")
 # Upper bounds that keep the engines' fixed-width state exact: round indices are int16, yaku
 # counts times points int16, scores int32 (1000 rounds of the largest round stay < 2**31).
 MAX_ROUNDS = 1000
@@ -77,18 +84,35 @@ class RuleSet:
     sake_cup_is_chaff: bool = True
     hanami_tsukimi: bool = True
     rain_washes_sake: bool = False
+    # Akatan and aotan together: combined-10/-15 replace both; combined-plus-each scores
+    # akatan-aotan (10) besides akatan and aotan (§2.10); separate scores each alone (§2.9).
     akatan_aotan: str = "combined-10"
+    # Count yaku beside the yaku that hold their cards (§2.10): tane beside ino-shika-cho,
+    # tan beside akatan, aotan and akatan-aotan. Their further cards then count in tane or
+    # tan alone, so ino-shika-cho and the ribbon yaku score their base points.
+    tane_with_ino_shika_cho: bool = False
+    tan_with_poetry_ribbons: bool = False
+    # Points of hanami-zake and of tsukimi-zake each once their holder has called koi-koi in
+    # the round (§2.10: 3); null: the point table's value throughout.
+    sake_after_koikoi: int | None = None
     seven_point_doubling: bool = True
     koikoi_doubling: bool = True
     multiple_koikoi: bool = False
+    # The winner's own koi-koi calls c raise its score (§2.10): c <= 3 adds c points, c >= 4
+    # multiplies the yaku total by c - 2.
+    own_koikoi_bonus: bool = False
     on_exhaustion: str = "no-game"
     exhaustion_points: int = 6
     hand_yaku: str = "teshi+kuttsuki"
+    redeal_hand_four: bool = False  # a hand dealt all four cards of a month is dealt again
     next_dealer: str = "winner"
     rounds: int = 12
     # Decision (§2.8 "rounds, or target_score"): reaching target_score ends the match early,
     # rounds stays its cap (observations and match-win rewards count rounds left).
     target_score: int | None = None  # a player whose points scored reach it wins the match
+    # Each player starts the match with this many points (§2.10: 30); a round's score moves
+    # from loser to winner and the match ends once a player has 0 points or fewer.
+    starting_points: int | None = None
     points: PointTable = field(default_factory=PointTable)
 
     def __post_init__(self) -> None:
@@ -101,20 +125,22 @@ class RuleSet:
                     f"rule {key!r} cannot be {value!r}; allowed values: "
                     + ", ".join(repr(a) for a in allowed)
                 )
-        for key in ("sake_cup_is_chaff", "hanami_tsukimi", "rain_washes_sake",
-                    "seven_point_doubling", "koikoi_doubling", "multiple_koikoi"):
+        for key in BOOLEAN_OPTIONS:
             if not isinstance(getattr(self, key), bool):
                 raise RuleError(f"rule {key!r} must be true or false, got {getattr(self, key)!r}")
         if not _is_int(self.rounds) or not 1 <= self.rounds <= MAX_ROUNDS:
             raise RuleError(f"rule 'rounds' must be an integer from 1 to {MAX_ROUNDS} "
                             f"(3, 6, 12 …), got {self.rounds!r}")
-        if self.target_score is not None and (
-                not _is_int(self.target_score) or not 1 <= self.target_score <= MAX_TARGET_SCORE):
-            raise RuleError(f"rule 'target_score' must be an integer from 1 to "
-                            f"{MAX_TARGET_SCORE} or null, got {self.target_score!r}")
         if not _is_int(self.exhaustion_points) or not 0 <= self.exhaustion_points <= MAX_POINTS:
             raise RuleError(f"rule 'exhaustion_points' must be an integer from 0 to "
                             f"{MAX_POINTS}, got {self.exhaustion_points!r}")
+        for key, low, high in (("target_score", 1, MAX_TARGET_SCORE),
+                               ("sake_after_koikoi", 0, MAX_POINTS),
+                               ("starting_points", 1, MAX_TARGET_SCORE)):
+            value = getattr(self, key)
+            if value is not None and (not _is_int(value) or not low <= value <= high):
+                raise RuleError(f"rule {key!r} must be an integer from {low} to {high} or "
+                                f"null, got {value!r}")
 
     @property
     def koikoi_multiplier(self) -> int:
@@ -129,7 +155,8 @@ class RuleSet:
     @property
     def combined_ribbon_points(self) -> int:
         """Base points of akatan-aotan together: 10 or 15 of the rule set's unit."""
-        return {"combined-10": 10, "combined-15": 15}.get(self.akatan_aotan, 0) * self.point_unit
+        return {"combined-10": 10, "combined-15": 15, "combined-plus-each": 10}.get(
+            self.akatan_aotan, 0) * self.point_unit
 
     def differences(self, other: RuleSet) -> list[str]:
         """The options (name aside) in which ``other`` plays differently from this."""
@@ -224,7 +251,26 @@ TEN_BASE = RuleSet(
         kuttsuki=0,
     ),
 )
-PRESETS: dict[str, RuleSet] = {"nintendo": NINTENDO, "ten-base": TEN_BASE}
+KOIKOI_JAPAN = RuleSet(
+    name="koikoi-japan",
+    akatan_aotan="combined-plus-each",
+    tane_with_ino_shika_cho=True,
+    tan_with_poetry_ribbons=True,
+    sake_after_koikoi=3,
+    seven_point_doubling=False,
+    koikoi_doubling=False,
+    multiple_koikoi=True,
+    own_koikoi_bonus=True,
+    on_exhaustion="dealer-wins-always",
+    exhaustion_points=1,
+    hand_yaku="none",
+    redeal_hand_four=True,
+    rounds=8,
+    starting_points=30,
+    points=PointTable(hanami_zake=1, tsukimi_zake=1),
+)
+PRESETS: dict[str, RuleSet] = {"nintendo": NINTENDO, "ten-base": TEN_BASE,
+                               "koikoi-japan": KOIKOI_JAPAN}
 
 RuleSpec = RuleSet | str | Path | Mapping[str, Any] | None
 

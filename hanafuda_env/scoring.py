@@ -4,7 +4,7 @@ A yaku is data: the card counts it needs (``conditions``), the cards whose prese
 it (``forbidden``), the yaku that replace it (``excluded_by``), its base points and the
 points each further card adds. :func:`yaku_table` builds the Koi-Koi table of a rule set;
 the same machinery would score any game whose yaku are card-count patterns (Hana-awase,
-RULES.md §3, is not implemented yet: there is no table for it).
+RULES.md §3, has no table yet).
 
 Three scorers read one table: :func:`score_yaku` (one pile, plain Python, a name → points
 dict), :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown) and
@@ -43,13 +43,17 @@ YAKU_NAMES = (
 NON_RAIN_BRIGHTS = C.BRIGHTS & ~C.RAIN_MAN
 
 
-@lru_cache(maxsize=64)
-def yaku_table(rules: RuleSet) -> tuple[Yaku, ...]:
-    """The Koi-Koi yaku of a rule set, in the fixed order of ``YAKU_NAMES`` (absent omitted)."""
+@lru_cache(maxsize=128)
+def yaku_table(rules: RuleSet, called: bool = False) -> tuple[Yaku, ...]:
+    """The Koi-Koi yaku of a rule set, in the fixed order of ``YAKU_NAMES`` (absent omitted),
+    for a player who has (``called``) or has not called koi-koi in the round: only
+    ``sake_after_koikoi`` tells the two apart."""
     p = rules.points
     extra = p.extra_card
     chaff = C.CHAFF_CARDS | (C.SAKE_CUP if rules.sake_cup_is_chaff else 0)
-    ribbon_yaku = ("akatan", "aotan", "akatan_aotan")
+    # A yaku's further cards add points unless a count yaku beside it counts them (§2.10).
+    animal_extra = 0 if rules.tane_with_ino_shika_cho else extra
+    ribbon_extra = 0 if rules.tan_with_poetry_ribbons else extra
     table = [
         Yaku("goko", p.goko, ((C.BRIGHTS, 5),)),
         Yaku("shiko", p.shiko, ((NON_RAIN_BRIGHTS, 4),), excluded_by=("goko",)),
@@ -57,31 +61,35 @@ def yaku_table(rules: RuleSet) -> tuple[Yaku, ...]:
              excluded_by=("goko",)),
         Yaku("sanko", p.sanko, ((NON_RAIN_BRIGHTS, 3),),
              excluded_by=("goko", "shiko", "ame_shiko")),
-        Yaku("ino_shika_cho", p.ino_shika_cho, ((C.INO_SHIKA_CHO, 3),), C.ANIMALS, 3, extra),
+        Yaku("ino_shika_cho", p.ino_shika_cho, ((C.INO_SHIKA_CHO, 3),), C.ANIMALS, 3,
+             animal_extra),
     ]
     combined = rules.akatan_aotan != "separate"
     if combined:
         table.append(Yaku("akatan_aotan", rules.combined_ribbon_points,
-                          ((C.POETRY_RIBBONS, 6),), C.RIBBONS, 6, extra))
-    replaced = ("akatan_aotan",) if combined else ()
+                          ((C.POETRY_RIBBONS, 6),), C.RIBBONS, 6, ribbon_extra))
+    replaced = ("akatan_aotan",) if rules.akatan_aotan in ("combined-10", "combined-15") else ()
     table += [
-        Yaku("akatan", p.akatan, ((C.RED_POETRY_RIBBONS, 3),), C.RIBBONS, 3, extra,
+        Yaku("akatan", p.akatan, ((C.RED_POETRY_RIBBONS, 3),), C.RIBBONS, 3, ribbon_extra,
              excluded_by=replaced),
-        Yaku("aotan", p.aotan, ((C.BLUE_RIBBONS, 3),), C.RIBBONS, 3, extra,
+        Yaku("aotan", p.aotan, ((C.BLUE_RIBBONS, 3),), C.RIBBONS, 3, ribbon_extra,
              excluded_by=replaced),
     ]
     if rules.hanami_tsukimi:
         washed = C.RAIN_MAN if rules.rain_washes_sake else 0
+        raised = called and rules.sake_after_koikoi is not None
+        hanami = rules.sake_after_koikoi if raised else p.hanami_zake
+        tsukimi = rules.sake_after_koikoi if raised else p.tsukimi_zake
         table += [
-            Yaku("hanami_zake", p.hanami_zake, ((C.CURTAIN, 1), (C.SAKE_CUP, 1)),
-                 forbidden=washed),
-            Yaku("tsukimi_zake", p.tsukimi_zake, ((C.MOON, 1), (C.SAKE_CUP, 1)),
-                 forbidden=washed),
+            Yaku("hanami_zake", hanami, ((C.CURTAIN, 1), (C.SAKE_CUP, 1)), forbidden=washed),
+            Yaku("tsukimi_zake", tsukimi, ((C.MOON, 1), (C.SAKE_CUP, 1)), forbidden=washed),
         ]
+    beside_animals = () if rules.tane_with_ino_shika_cho else ("ino_shika_cho",)
+    beside_ribbons = () if rules.tan_with_poetry_ribbons else ("akatan", "aotan",
+                                                                "akatan_aotan")
     table += [
-        Yaku("tane", p.tane, ((C.ANIMALS, 5),), C.ANIMALS, 5, extra,
-             excluded_by=("ino_shika_cho",)),
-        Yaku("tan", p.tan, ((C.RIBBONS, 5),), C.RIBBONS, 5, extra, excluded_by=ribbon_yaku),
+        Yaku("tane", p.tane, ((C.ANIMALS, 5),), C.ANIMALS, 5, extra, excluded_by=beside_animals),
+        Yaku("tan", p.tan, ((C.RIBBONS, 5),), C.RIBBONS, 5, extra, excluded_by=beside_ribbons),
         Yaku("kasu", p.kasu, ((chaff, 10),), chaff, 10, extra),
     ]
     return tuple(table)
@@ -104,13 +112,16 @@ def score_pile(pile: int, table: tuple[Yaku, ...]) -> dict[str, int]:
     return result
 
 
-def score_yaku(card_ids: Iterable[int], rules: RuleSet | str | None = None) -> dict[str, int]:
-    """Yaku name → points for one capture pile, following RULES.md §2.3 and the variants."""
-    return score_pile(C.mask_of(card_ids), yaku_table(resolve_rules(rules)))
+def score_yaku(card_ids: Iterable[int], rules: RuleSet | str | None = None,
+               called: bool = False) -> dict[str, int]:
+    """Yaku name → points for one capture pile, following RULES.md §2.3 and the variants;
+    ``called``: its holder has called koi-koi in the round."""
+    return score_pile(C.mask_of(card_ids), yaku_table(resolve_rules(rules), called))
 
 
-def yaku_total(card_ids: Iterable[int], rules: RuleSet | str | None = None) -> int:
-    return sum(score_yaku(card_ids, rules).values())
+def yaku_total(card_ids: Iterable[int], rules: RuleSet | str | None = None,
+               called: bool = False) -> int:
+    return sum(score_yaku(card_ids, rules, called).values())
 
 
 class BatchScorer:
@@ -175,29 +186,69 @@ class BatchScorer:
         return total.reshape(np.shape(piles))
 
 
-@lru_cache(maxsize=64)
-def batch_scorer(rules: RuleSet) -> BatchScorer:
-    return BatchScorer(yaku_table(rules))
+@lru_cache(maxsize=128)
+def batch_scorer(rules: RuleSet, called: bool = False) -> BatchScorer:
+    return BatchScorer(yaku_table(rules, called))
+
+
+class PileTotals:
+    """Yaku totals and breakdowns of a rule set's piles, each scored by the table of whether
+    its holder has called koi-koi (one table, and one pass, unless ``sake_after_koikoi``)."""
+
+    def __init__(self, rules: RuleSet):
+        self.plain = batch_scorer(rules)
+        self.after_call = (batch_scorer(rules, True) if rules.sake_after_koikoi is not None
+                           else None)
+        self.names = self.plain.names
+
+    def totals(self, piles: np.ndarray, called: np.ndarray | bool = False) -> np.ndarray:
+        if self.after_call is None:
+            return self.plain.totals(piles)
+        return np.where(called, self.after_call.totals(piles), self.plain.totals(piles))
+
+    def breakdown(self, piles: np.ndarray, called: np.ndarray | bool = False) -> np.ndarray:
+        if self.after_call is None:
+            return self.plain.breakdown(piles)
+        return np.where(np.asarray(called)[..., None], self.after_call.breakdown(piles),
+                        self.plain.breakdown(piles))
 
 
 SEVEN_POINTS = 7  # §2.5: a base of 7 or more doubles (with ``seven_point_doubling``)
+CALL_BONUS_LIMIT = 3  # §2.10: up to three own calls add a point each; from four they multiply
+
+
+def round_score(total: int | np.ndarray, loser_called_koikoi: bool | np.ndarray,
+                rules: RuleSet, winner_calls: int | np.ndarray = 0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(base, multiplier)`` of a win with this yaku total (§2.5, §2.10); the round pays
+    their product. The base is the total, plus the winner's own calls where
+    ``own_koikoi_bonus`` adds up to three; the multiplier holds the doublings and, from four
+    own calls, their count minus 2."""
+    total = np.asarray(total, dtype=np.int32)
+    factor = np.where((total >= SEVEN_POINTS) & rules.seven_point_doubling, 2, 1)
+    factor = np.where(loser_called_koikoi, factor * rules.koikoi_multiplier, factor)
+    base = total
+    if rules.own_koikoi_bonus:
+        calls = np.asarray(winner_calls, dtype=np.int32)
+        many = calls > CALL_BONUS_LIMIT
+        base = np.where(many, total, total + calls)
+        factor = np.where(many, factor * (calls - 2), factor)
+    return base.astype(np.int32), np.asarray(factor, dtype=np.int32)
 
 
 def round_points(base: int | np.ndarray, loser_called_koikoi: bool | np.ndarray,
-                 rules: RuleSet) -> int | np.ndarray:
-    """Round score of the winner from its yaku total (§2.5): the base times
-    :func:`round_multiplier`; scalars or arrays."""
-    base = np.asarray(base, dtype=np.int32)
-    score = base * round_multiplier(base, loser_called_koikoi, rules)
+                 rules: RuleSet, winner_calls: int | np.ndarray = 0) -> int | np.ndarray:
+    """Round score of the winner from its yaku total (:func:`round_score`'s product);
+    scalars or arrays."""
+    base, factor = round_score(base, loser_called_koikoi, rules, winner_calls)
+    score = base * factor
     return score if score.ndim else int(score)
 
 
 def round_multiplier(base: int | np.ndarray, loser_called_koikoi: bool | np.ndarray,
-                     rules: RuleSet) -> int | np.ndarray:
-    """The factor §2.5 applied to the base (1, 2 or 4), for result records."""
-    base = np.asarray(base, dtype=np.int32)
-    factor = np.where((base >= SEVEN_POINTS) & rules.seven_point_doubling, 2, 1)
-    factor = np.where(loser_called_koikoi, factor * rules.koikoi_multiplier, factor)
+                     rules: RuleSet, winner_calls: int | np.ndarray = 0) -> int | np.ndarray:
+    """The factor a win's base is multiplied by (:func:`round_score`), for result records."""
+    factor = round_score(base, loser_called_koikoi, rules, winner_calls)[1]
     return factor if factor.ndim else int(factor)
 
 

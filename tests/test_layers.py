@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # The game package's layers, lowest first; a module may import only from lower layers.
 ENV_LAYERS = [
-    {"cards", "rules", "results", "seeding"},
+    {"cards", "rules", "results", "seeding", "files"},
     {"worlds"},
     {"scoring"},
     {"deals"},

@@ -14,8 +14,9 @@ import torch
 
 from agents.bots.base import check_inputs
 from agents.bots.network import ActorCritic, sample_actions
-from agents.files import atomic_write_bytes, folder_hint
+from agents.files import folder_hint
 from hanafuda_env.core import NUM_ACTIONS
+from hanafuda_env.files import atomic_write_bytes
 from hanafuda_env.observation import OBS_DIM, OBS_VERSION
 
 CHECKPOINT_FORMAT = "hanafuda-koikoi/ppo-v1"

@@ -11,9 +11,9 @@ from typing import Any
 import yaml
 
 from agents.bots.policy import CheckpointError, load_checkpoint
-from agents.files import atomic_write_json, atomic_write_text
 from agents.train.config import RESUMABLE_KEYS, ConfigError, PPOConfig, claim_run_dir, resume_config
 from agents.train.ppo import Trainer, make_env, run_updates
+from hanafuda_env.files import atomic_write_json, atomic_write_text
 
 
 class TrainingInterrupted(Exception):

@@ -1,0 +1,63 @@
+"""Files written atomically: a temporary file in the same folder, then a rename.
+
+A reader (or a crash) never sees half a file, and what was there before stays intact until
+the new content is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, _mode_for(path))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+_UMASK = os.umask(0)  # reading the umask means setting it: once, at import
+os.umask(_UMASK)
+
+
+def _mode_for(path: Path) -> int:
+    """A replaced file keeps its permissions; a new one gets the usual ones (umask)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | Path, data: Any) -> None:
+    """Standard JSON: NumPy numbers as numbers, NaN and infinities (an interval from one
+    match, say) as null."""
+    plain = json.loads(json.dumps(data, default=float))
+    atomic_write_text(path, json.dumps(_finite(plain), indent=2, allow_nan=False) + "\n")
+
+
+def _finite(tree: Any) -> Any:
+    if isinstance(tree, dict):
+        return {k: _finite(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_finite(v) for v in tree]
+    if isinstance(tree, float) and not math.isfinite(tree):
+        return None
+    return tree
