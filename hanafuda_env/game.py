@@ -131,13 +131,19 @@ class KoiKoiGame:
     _STATE = ("hands", "field", "piles", "stock", "stock_pos", "dealer", "mover", "phase",
               "pending", "koikoi_calls", "yaku_total", "turn", "round_index", "match_score",
               "points_won", "seed", "deal_count")  # as KoiKoiCore._STATE (seed: seeds)
-    __slots__ = ("rules", "yaku_names", "_tables", "_total") + _STATE
+    __slots__ = ("rules", "yaku_names", "_tables", "_total", "deal_log",
+                 "upcoming_decks") + _STATE
 
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, *,
                  game_seed: int | None = None, options: dict | None = None):
         self.rules: RuleSet = resolve_rules(rules)
         self._use_tables()
         self.yaku_names = self._tables.names
+        # For game records: None, or a list each deal appends (its 48-card order, dealer) to;
+        # and orders the next deals take, in turn, before shuffling again (checked by
+        # ``check_deck``), so a record's rounds are dealt as recorded.
+        self.deal_log: list[tuple[list[int], int]] | None = None
+        self.upcoming_decks: list[list[int]] = []
         self.reset(seed=seed, options=options, game_seed=game_seed)
 
     # -------------------------------------------------------------------------- setup
@@ -171,20 +177,6 @@ class KoiKoiGame:
         self._deal(rounds, matches, deck)
         return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
 
-    def deal_round(self, deck: list[int], dealer: int | None = None) -> GameResetOutcome:
-        """Replace the round being played (normally one just dealt) by a deal of this 48-card
-        order, as ``reset``'s ``deck`` option lays it out; ``dealer`` (0 or 1) also moves the
-        deal. The match's score and round count are kept: a game record's rounds are replayed
-        this way. Returns what the deal finished (a hand yaku)."""
-        order = self._check_deck(deck)
-        seat = None if dealer is None else check_seat(dealer, "dealer")
-        if seat is not None:
-            self.dealer = seat
-        rounds: list[dict] = []
-        matches: list[dict] = []
-        self._deal(rounds, matches, order)
-        return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
-
     def check_reset_options(self, options: dict | None) -> tuple[list[int] | None, int | None]:
         """The checked ``deck`` and ``dealer`` of ``reset``'s options (None where not given):
         envs call this before changing anything, so a rejected reset leaves them as they
@@ -193,11 +185,13 @@ class KoiKoiGame:
         check_option_names(options)
         deck = None
         if options.get("deck") is not None:
-            deck = self._check_deck(options["deck"])
+            deck = self.check_deck(options["deck"])
         dealer = options.get("dealer")
         return deck, None if dealer is None else check_seat(dealer, "dealer")
 
-    def _check_deck(self, deck) -> list[int]:
+    def check_deck(self, deck) -> list[int]:
+        """A 48-card order as ``reset``'s ``deck`` option takes it, refused by name unless
+        the rules would play that deal."""
         cards = np.asarray(deck)
         if cards.shape != (C.NUM_CARDS,):  # one game: one order
             raise ValueError(f"deck must have shape (48,), got {cards.shape}")
@@ -231,12 +225,18 @@ class KoiKoiGame:
         """Deal new rounds; a hand yaku ends its round at once and the next is dealt."""
         t = self._tables
         while True:
-            order = deck if deck is not None else self._shuffled_deck()
-            deck = None
+            if deck is not None:
+                order, deck = deck, None
+            elif self.upcoming_decks:
+                order = self.upcoming_decks.pop(0)
+            else:
+                order = self._shuffled_deck()
             while self._must_redeal(order):  # §2.1, before hand yaku (§2.7)
                 order = self._shuffled_deck()
             field = card_mask(order[FIELD_CARDS])
             dealer = self.dealer
+            if self.deal_log is not None:
+                self.deal_log.append((list(order), dealer))
             first, second = card_mask(order[DEALER_HAND]), card_mask(order[OTHER_HAND])
             self.hands = [first, second] if dealer == 0 else [second, first]
             self.field = field
@@ -504,6 +504,7 @@ class KoiKoiGame:
     def __setstate__(self, state: dict[str, object]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+        self.deal_log, self.upcoming_decks = None, []
         self._use_tables()
 
     def copy(self) -> KoiKoiGame:
@@ -511,6 +512,7 @@ class KoiKoiGame:
         clone = object.__new__(KoiKoiGame)
         clone.rules, clone.yaku_names, clone._tables, clone._total = (
             self.rules, self.yaku_names, self._tables, self._total)
+        clone.deal_log, clone.upcoming_decks = None, []
         clone.hands, clone.piles, clone.stock = self.hands[:], self.piles[:], self.stock[:]
         clone.koikoi_calls, clone.yaku_total = self.koikoi_calls[:], self.yaku_total[:]
         clone.match_score, clone.points_won = self.match_score[:], self.points_won[:]
@@ -542,6 +544,7 @@ class KoiKoiGame:
         """Game ``g`` of a core batch, in the same state (continues exactly like it)."""
         game = object.__new__(cls)
         game.rules = core.rules
+        game.deal_log, game.upcoming_decks = None, []
         game._use_tables()
         game.yaku_names = tuple(core.yaku_names)
         for name in cls._STATE:  # numpy scalars and rows -> Python ints and lists

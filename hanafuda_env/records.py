@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cards as C
-from .core import CHOOSE_DRAWN, CHOOSE_OFFSET, CHOOSE_PLAYED, DECIDE, KOIKOI, STOP
+from .core import CHOOSE_DRAWN, CHOOSE_OFFSET, CHOOSE_PLAYED, DECIDE, KOIKOI, PLAY, STOP
 from .deals import HAND_SIZE, STOCK_SIZE
 from .files import atomic_write_text
 from .game import KoiKoiGame
@@ -335,24 +335,30 @@ def replay(match: Match, rules: RuleSpec = None, source: str = "record") -> Repl
     if not match.rounds:
         raise RecordError(f"{where}: the record holds no round")
     game = KoiKoiGame(rule_set, seed=0)
+    decks = []
+    for k, game_round in enumerate(match.rounds, start=1):
+        try:
+            decks.append(game.check_deck(game_round.deck()))
+        except ValueError as error:
+            raise RecordError(f"{where.at(round=k)}: {error}") from None
+    game.upcoming_decks = decks[1:]  # every later round is dealt as recorded
+    dealt = game.reset(options={"deck": decks[0], "dealer": match.rounds[0].dealer})
+    rows, ended = list(dealt.rounds), dealt.match_over  # finished, not yet checked
     summary = ReplaySummary(source)
-    ended = False
     for k, game_round in enumerate(match.rounds, start=1):
         here = where.at(round=k)
-        if ended:
+        if ended and not rows:
             raise RecordError(f"{here}: the match was already over after round {k - 1}")
-        if k > 1 and game_round.dealer != game.dealer:
+        dealer = rows[0]["dealer"] if rows else game.dealer
+        if game_round.dealer != dealer:
             raise RecordError(f"{here}: player {game_round.dealer + 1} deals, but the rules "
-                              f"give the deal to player {game.dealer + 1}")
-        try:
-            dealt = game.deal_round(game_round.deck(), game_round.dealer if k == 1 else None)
-        except ValueError as error:
-            raise RecordError(f"{here}: {error}") from None
-        rows, ended = dealt.rounds, dealt.match_over
+                              f"give the deal to player {dealer + 1}")
         for t, turn in enumerate(game_round.turns, start=1):
             if rows:
                 raise RecordError(f"{where.at(round=k, turn=t)}: the round was already over")
-            rows, ended = _replay_turn(game, turn, where.at(round=k, turn=t))
+            turn_rows, turn_ended = _replay_turn(game, turn, where.at(round=k, turn=t))
+            rows += turn_rows
+            ended |= turn_ended
             summary.turns += 1
             summary.koikoi_calls += turn.koikoi is True
         if game_round.points is None:  # the record stops in this round
@@ -363,10 +369,11 @@ def replay(match: Match, rules: RuleSpec = None, source: str = "record") -> Repl
         if not rows:
             raise RecordError(f"{here}: the round is not over after its "
                               f"{len(game_round.turns)} recorded turns")
-        _check_round(rows[0], game_round, here)
+        row = rows.pop(0)
+        _check_round(row, game_round, here)
         summary.rounds += 1
-        summary.scores = (summary.scores[0] + rows[0]["reward"][0],
-                          summary.scores[1] + rows[0]["reward"][1])
+        summary.scores = (summary.scores[0] + row["reward"][0],
+                          summary.scores[1] + row["reward"][1])
     _check_match(match, summary, ended, where)
     return summary
 
@@ -479,3 +486,107 @@ def record_files(folder: str | Path) -> Iterator[Path]:
         stem = path.stem
         return (0, int(stem), "") if stem.isdigit() else (1, 0, stem)
     yield from sorted(Path(folder).glob("*.json"), key=key)
+
+
+# ------------------------------------------------------------------------------ recording
+class MatchRecorder:
+    """Writes down the matches of a :class:`KoiKoiGame` as they are played.
+
+    Reset the game, hand the outcome to :meth:`started`, then play every move through
+    :meth:`step` (it steps the game). Each finished match is appended to ``matches``; the
+    one in play is ``current``. Records name the rule set (``info["ruleSet"]``), so
+    :func:`replay` plays them by the same rules.
+    """
+
+    def __init__(self, game: KoiKoiGame, names: tuple[str, str] = ("player1", "player2")):
+        self.game = game
+        self.names = names
+        self.matches: list[Match] = []
+        self.current: Match | None = None
+        self._turn: Turn | None = None
+        self._field_mid = 0  # the field between the turn's play and its draw
+        game.deal_log = []
+
+    def started(self, outcome: Any) -> None:
+        """After ``game.reset``: begin a match with its deal (and what the deal finished)."""
+        self.current = None
+        self._new_match()
+        self._take_deals(outcome.rounds, outcome.matches)
+
+    def step(self, action: int) -> Any:
+        """``game.step(action)``, written down; returns the game's outcome."""
+        game = self.game
+        phase, mover, field_bits = game.phase, game.mover, game.field
+        next_card = game.stock[min(game.stock_pos, STOCK_SIZE - 1)]
+        if phase == PLAY and 0 <= action < C.NUM_CARDS:
+            matches = C.ids_of(field_bits & C.month_mask(C.DECK[action].month))
+            captured = [] if not matches else [action] if len(matches) == 2 else [action,
+                                                                                  *matches]
+            self._turn = Turn(mover, action, sorted(captured), next_card, [], None)
+            self._field_mid = (field_bits & ~C.mask_of(captured) if captured
+                               else field_bits | 1 << action)
+        outcome = game.step(action)  # an illegal action raises here, nothing written
+        turn = self._turn
+        if phase == CHOOSE_PLAYED:
+            turn.captured = sorted([turn.played, action - CHOOSE_OFFSET])
+            self._field_mid = field_bits & ~(1 << (action - CHOOSE_OFFSET))
+        elif phase == CHOOSE_DRAWN:
+            turn.captured_drawn = sorted([turn.drawn, action - CHOOSE_OFFSET])
+        elif phase == DECIDE:
+            turn.koikoi = action == KOIKOI
+        if phase in (PLAY, CHOOSE_PLAYED) and game.phase != CHOOSE_PLAYED:
+            # the draw happened in this step: what it took unless it waits for a choice
+            matches = C.ids_of(self._field_mid & C.month_mask(C.DECK[turn.drawn].month))
+            if len(matches) == 2:
+                turn.captured_drawn = [turn.drawn]  # completed by the choice that follows
+            else:
+                turn.captured_drawn = sorted([turn.drawn, *matches]) if matches else []
+            self.current.rounds[-1].turns.append(turn)
+        if outcome.round_over:
+            row = outcome.rounds[0]
+            if row["winner"] == turn.seat and phase != DECIDE and row["reason"] in (
+                    "yaku-on-last-card", "yaku-after-koikoi"):
+                turn.koikoi = False  # a win without a decision is written as a stop
+            self._take_deals(outcome.rounds, outcome.matches)
+        return outcome
+
+    def _new_match(self) -> None:
+        rules = self.game.rules
+        stake = rules.starting_points or 0
+        self.current = Match(self.names, (stake, stake), rules.rounds, rules=rules.to_dict())
+
+    def _take_deals(self, rows: list[dict], matches: list[dict]) -> None:
+        """Finish the rounds that ``rows`` ended and open those dealt since; ``matches`` (the
+        engine's, in order) close the matches, each after its number of rounds."""
+        finished, ended = list(rows), list(matches)
+        log = self.game.deal_log
+        opened = [self._round_of(order, dealer) for order, dealer in log]
+        log.clear()
+        match = self.current
+        if match.rounds and match.rounds[-1].points is None and finished:
+            self._finish(match.rounds[-1], finished.pop(0), ended)
+        for game_round in opened:  # rows beyond the first end rounds just dealt (hand yaku)
+            if self.current.over:
+                self.matches.append(self.current)
+                self._new_match()
+            self.current.rounds.append(game_round)
+            if finished:
+                self._finish(game_round, finished.pop(0), ended)
+
+    def _finish(self, game_round: Round, row: dict, ended: list[dict]) -> None:
+        game_round.winner = row["winner"]
+        game_round.points = (row["reward"][0], row["reward"][1])
+        match = self.current
+        if ended and len(match.rounds) == ended[0]["rounds"]:
+            result = ended.pop(0)
+            match.over, match.winner = True, result["winner"]
+            start = match.start_points
+            match.end_points = (start[0] + result["scores"][0], start[1] + result["scores"][1])
+
+    @staticmethod
+    def _round_of(order: list[int], dealer: int) -> Round:
+        own, other = order[:HAND_SIZE], order[HAND_SIZE:2 * HAND_SIZE]
+        hands = (own, other) if dealer == 0 else (other, own)
+        return Round(dealer, (list(hands[0]), list(hands[1])),
+                     list(order[2 * HAND_SIZE:3 * HAND_SIZE]), list(order[3 * HAND_SIZE:]),
+                     -1, None)
