@@ -17,14 +17,16 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from agents.bots.registry import BASELINES, display_names, make_agent
 from agents.eval.league import round_robin
 from agents.eval.matches import play_matches
-from agents.files import output_path_problem
+from agents.files import folder_problem, output_path_problem
 from cli.arguments import HelpFormatter, positive_int, seed_int
 from hanafuda_env.files import atomic_write_json
+from hanafuda_env.records import write_record
 from hanafuda_env.rules import RuleError, resolve_rules
 
 
@@ -51,6 +53,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "the baselines' random tie-breaks do)")
     parser.add_argument("--json", metavar="PATH",
                         help="write the full results as JSON to this new file")
+    parser.add_argument("--records", metavar="DIR",
+                        help="write each match of a head-to-head as a game record (KoiKoi-AI "
+                        "JSON, see hanafuda_env.records) into this new or empty folder")
     parser.add_argument("--overwrite", action="store_true",
                         help="let --json replace an existing file (never a checkpoint played or "
                         "the rule file)")
@@ -66,6 +71,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                       args.overwrite)
         if problem:
             parser.error(f"--json {args.json}: {problem}")
+    if args.records is not None:
+        if args.league:
+            parser.error("--records writes the matches of a head-to-head; give two agents")
+        problem = folder_problem(args.records)
+        if problem:
+            parser.error(f"--records {args.records}: {problem}")
     return args
 
 
@@ -156,8 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         result = round_robin(agents, args.matches, rules, args.seed, args.batch)
         text = format_league(result)
     else:
-        result = play_matches(agents[0], agents[1], args.matches, rules, args.seed, args.batch)
+        records: list | None = [] if args.records else None
+        result = play_matches(agents[0], agents[1], args.matches, rules, args.seed, args.batch,
+                              records)
         text = format_head_to_head(result)
+        for j, match in enumerate(records or []):
+            write_record(Path(args.records) / f"match_{j + 1:05d}.json", match)
     result["seconds"] = time.perf_counter() - start
     result["agent_specs"] = specs
     failure = None
@@ -173,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.json:
         print(f"  results written to {args.json}")
+    if args.records:
+        print(f"  {args.matches} game records written to {args.records}")
     return 0
 
 

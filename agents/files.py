@@ -43,3 +43,19 @@ def output_path_problem(name: str, inputs: list[str], overwrite: bool) -> str | 
         if parent.exists():
             return None if parent.is_dir() else f"cannot be made: {parent} is a file"
     return None
+
+
+def folder_problem(name: str) -> str | None:
+    """Why ``name`` cannot take a command's output files: they go into a new or empty folder,
+    so no file already there is replaced or mixed up with them."""
+    if not name:
+        return "needs a folder name"
+    path = Path(name)
+    if path.exists() and not path.is_dir():
+        return "is a file; give a new or empty folder"
+    if path.is_dir() and any(path.iterdir()):
+        return "is a folder that already holds files; give a new or empty folder"
+    for parent in path.absolute().parents:
+        if parent.exists():
+            return None if parent.is_dir() else f"cannot be made: {parent} is a file"
+    return None

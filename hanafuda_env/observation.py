@@ -12,7 +12,7 @@ block                 size   content
 ``unseen``            48     opponent's hand and the stock together (indistinguishable)
 ``pending``           48     the played/drawn card waiting for a field choice (one-hot)
 ``phase``             4      one-hot: play, choose-played, choose-drawn, koi-koi decision
-``scalars``           11     see ``SCALAR_NAMES``
+``scalars``           14     see ``SCALAR_NAMES``
 ====================  =====  ================================================================
 
 Scalars are scaled to small ranges: card counts by their maximum, yaku totals and scores by
@@ -40,6 +40,8 @@ SCALAR_NAMES = (
     "opp_hand_size",  # / 8
     "own_called_koikoi",  # 1 if this player called koi-koi this round
     "opp_called_koikoi",
+    "own_koikoi_calls",  # this player's koi-koi calls this round / 8 (own_koikoi_bonus)
+    "opp_koikoi_calls",
     "own_yaku_total",  # / (10 * unit), clipped to [0, 10]
     "opp_yaku_total",
     "is_dealer",
@@ -47,12 +49,15 @@ SCALAR_NAMES = (
     "rounds_left",  # rounds left including this one / rounds of the match
     "score_diff",  # match lead: own points won - the opponent's (the own zero-sum match
     # score), / (10 * unit), clipped to [-10, 10]
+    "own_points_left",  # starting_points + the lead, / (10 * unit), clipped to [-10, 10]; 0
+    # when the rules give no starting stake
 )
+CALLS_SCALE = 8  # more calls than turns in a round cannot be made
 N_PHASES = 4
 OBS_DIM = 48 * len(CARD_BLOCKS) + N_PHASES + len(SCALAR_NAMES)
-# Raised whenever an entry changes meaning, so that checkpoints say what they were trained on
-# (2: ``score_diff`` holds the match lead once; version 1 held it twice over).
-OBS_VERSION = 2
+# Raised whenever an entry changes meaning: a checkpoint records the version it was trained
+# on, and one of another version is refused (its network would read other inputs).
+OBS_VERSION = 3
 
 # Slices of each block in the vector, for agents that read observations.
 BLOCK: dict[str, slice] = {name: slice(48 * i, 48 * (i + 1)) for i, name in enumerate(CARD_BLOCKS)}
@@ -75,8 +80,9 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     high = np.ones(OBS_DIM, dtype=np.float32)
     for name in ("own_yaku_total", "opp_yaku_total"):
         high[SCALAR_INDEX[name]] = TOTAL_CLIP
-    low[SCALAR_INDEX["score_diff"]] = -SCORE_CLIP
-    high[SCALAR_INDEX["score_diff"]] = SCORE_CLIP
+    for name in ("score_diff", "own_points_left"):
+        low[SCALAR_INDEX[name]] = -SCORE_CLIP
+        high[SCALAR_INDEX[name]] = SCORE_CLIP
     return low, high
 
 
@@ -113,12 +119,17 @@ def encode_observations(core: KoiKoiCore, seats: int | np.ndarray | None = None,
     obs[:, at["opp_hand_size"]] = np.bitwise_count(opp_hand) / HAND_SIZE
     obs[:, at["own_called_koikoi"]] = own_calls > 0
     obs[:, at["opp_called_koikoi"]] = opp_calls > 0
+    obs[:, at["own_koikoi_calls"]] = own_calls / CALLS_SCALE
+    obs[:, at["opp_koikoi_calls"]] = opp_calls / CALLS_SCALE
     obs[:, at["own_yaku_total"]] = np.minimum(own_total / unit, TOTAL_CLIP)
     obs[:, at["opp_yaku_total"]] = np.minimum(opp_total / unit, TOTAL_CLIP)
     obs[:, at["is_dealer"]] = core.dealer == seats
     obs[:, at["round_progress"]] = core.round_index / rules.rounds
     obs[:, at["rounds_left"]] = (rules.rounds - core.round_index) / rules.rounds
     obs[:, at["score_diff"]] = np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP)
+    stake = rules.starting_points
+    obs[:, at["own_points_left"]] = (0.0 if stake is None else
+                                     np.clip((stake + diff) / unit, -SCORE_CLIP, SCORE_CLIP))
     return obs
 
 
@@ -185,18 +196,23 @@ def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> n
     own_total = totals[seat] / unit
     opp_total = totals[other] / unit
     diff = score[seat] / unit  # zero-sum: the lead
+    stake = rules.starting_points
+    left = 0.0 if stake is None else stake / unit + diff
     scalars = (  # in SCALAR_NAMES order (tests compare this with encode_observations)
         (STOCK_SIZE - game.stock_pos) / STOCK_SIZE,
         own_hand.bit_count() / HAND_SIZE,
         opp_hand.bit_count() / HAND_SIZE,
         1.0 if calls[seat] > 0 else 0.0,
         1.0 if calls[other] > 0 else 0.0,
+        calls[seat] / CALLS_SCALE,
+        calls[other] / CALLS_SCALE,
         own_total if own_total < TOTAL_CLIP else TOTAL_CLIP,
         opp_total if opp_total < TOTAL_CLIP else TOTAL_CLIP,
         1.0 if game.dealer == seat else 0.0,
         game.round_index / rounds,
         (rounds - game.round_index) / rounds,
         -SCORE_CLIP if diff < -SCORE_CLIP else (diff if diff < SCORE_CLIP else SCORE_CLIP),
+        -SCORE_CLIP if left < -SCORE_CLIP else (left if left < SCORE_CLIP else SCORE_CLIP),
     )
     if fresh:
         _SCALARS.pack_into(out, _SCALARS_AT, *scalars)
@@ -230,13 +246,20 @@ def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
         return f"{'at least ' if clipped else ''}{count(name, unit)}"
 
     def pile(whose: str, side: str) -> str:  # side: "own" or "opp", as the names begin
-        called = ", called koi-koi" if flag(f"{side}_called_koikoi") else ""
+        calls = count(f"{side}_koikoi_calls", CALLS_SCALE)
+        called = (", called koi-koi" + (f" {calls} times" if calls > 1 else "")
+                  if flag(f"{side}_called_koikoi") else "")
         return (f"{whose} pile: {cards(f'{side}_pile')}  (yaku total at its last turn's end "
                 f"{total(f'{side}_yaku_total')}{called})")
 
     diff = float(obs[SCALAR_INDEX["score_diff"]])
     score = (f"{'at least' if diff > 0 else 'at most'} {count('score_diff', unit):+d}"
              if abs(diff) >= SCORE_CLIP else f"{count('score_diff', unit):+d}")
+    points_left = ""
+    if rules.starting_points is not None:
+        left = float(obs[SCALAR_INDEX["own_points_left"]])
+        edge = ("at least " if left > 0 else "at most ") if abs(left) >= SCORE_CLIP else ""
+        points_left = f", points left {edge}{count('own_points_left', unit)}"
     pending = obs[BLOCK["pending"]] > 0.5
     waiting = f", card waiting: {C.card_name(int(pending.argmax()))}" if pending.any() else ""
     return "\n".join([
@@ -249,5 +272,5 @@ def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:
         f"{count('stock_left', STOCK_SIZE)} in the stock: {cards('unseen')}",
         f"{'dealer' if flag('is_dealer') else 'not dealer'}, "
         f"{count('rounds_left', rules.rounds)} of {rules.rounds} rounds left (this one "
-        f"included), match lead {score}",
+        f"included), match lead {score}{points_left}",
     ])

@@ -492,10 +492,12 @@ def record_files(folder: str | Path) -> Iterator[Path]:
 class MatchRecorder:
     """Writes down the matches of a :class:`KoiKoiGame` as they are played.
 
-    Reset the game, hand the outcome to :meth:`started`, then play every move through
-    :meth:`step` (it steps the game). Each finished match is appended to ``matches``; the
-    one in play is ``current``. Records name the rule set (``info["ruleSet"]``), so
-    :func:`replay` plays them by the same rules.
+    Start with :meth:`reset` (``game.reset``'s arguments; or reset the game yourself and
+    hand its outcome to :meth:`started`), then play every move through :meth:`step` (it
+    steps the game). Each finished match is appended to ``matches``; the one in play is
+    ``current``. Records name the rule set (``info["ruleSet"]``), so :func:`replay` plays
+    them by the same rules. A game of a ``KoiKoiCore`` batch is followed by a game reset
+    with its game seed (``core.seeds[g]``) and first dealer, stepped with the same actions.
     """
 
     def __init__(self, game: KoiKoiGame, names: tuple[str, str] = ("player1", "player2")):
@@ -507,9 +509,22 @@ class MatchRecorder:
         self._field_mid = 0  # the field between the turn's play and its draw
         game.deal_log = []
 
+    def reset(self, **reset_args: Any) -> Any:
+        """``game.reset(**reset_args)``, and a new match begun; returns the reset's outcome."""
+        outcome = self.game.reset(**reset_args)
+        self.started(outcome)
+        return outcome
+
+    def all_matches(self) -> list[Match]:
+        """The finished matches, then the one in play if it has begun."""
+        current = [self.current] if self.current is not None and self.current.rounds else []
+        return self.matches + current
+
     def started(self, outcome: Any) -> None:
         """After ``game.reset``: begin a match with its deal (and what the deal finished)."""
-        self.current = None
+        if not self.game.deal_log:
+            raise ValueError("the game was reset before its recorder was made: make the "
+                             "MatchRecorder first, then reset (MatchRecorder.reset does both)")
         self._new_match()
         self._take_deals(outcome.rounds, outcome.matches)
 

@@ -26,7 +26,7 @@ ENV_LAYERS = [
     {"koikoi_v0", "gym_env", "vector_env"},
     {"__init__"},
 ]
-CLIS = {"train", "evaluate", "play", "benchmarks", "cli_args", "cli"}
+CLIS = {"train", "evaluate", "play", "replay", "benchmarks", "cli_args", "cli"}
 # The agents package's parts, lowest first: a part may import only from itself and lower ones.
 AGENT_LAYERS = ["files", "bots", "eval", "analysis", "train"]
 

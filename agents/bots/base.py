@@ -24,7 +24,7 @@ import numpy as np
 
 from hanafuda_env import cards as C
 from hanafuda_env.core import HAND_SIZE, NUM_ACTIONS, STOCK_SIZE
-from hanafuda_env.observation import BLOCK, OBS_DIM, SCALAR_INDEX, score_unit
+from hanafuda_env.observation import BLOCK, CALLS_SCALE, OBS_DIM, SCALAR_INDEX, score_unit
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 
 # Seeds users give (configs, CLIs): derived seeds (seed * 100_003 + update, …) stay in torch's
@@ -110,6 +110,8 @@ class View:
     opp_hand_n: np.ndarray
     own_called: np.ndarray
     opp_called: np.ndarray
+    own_calls: np.ndarray  # koi-koi calls this round
+    opp_calls: np.ndarray
     own_total: np.ndarray
     opp_total: np.ndarray
     is_dealer: np.ndarray
@@ -137,6 +139,8 @@ def decode(obs: np.ndarray, rules: RuleSet) -> View:
         opp_hand_n=np.rint(scalar("opp_hand_size") * HAND_SIZE).astype(np.int64),
         own_called=scalar("own_called_koikoi") > 0.5,
         opp_called=scalar("opp_called_koikoi") > 0.5,
+        own_calls=np.rint(scalar("own_koikoi_calls") * CALLS_SCALE).astype(np.int64),
+        opp_calls=np.rint(scalar("opp_koikoi_calls") * CALLS_SCALE).astype(np.int64),
         own_total=np.rint(scalar("own_yaku_total") * unit).astype(np.int64),
         opp_total=np.rint(scalar("opp_yaku_total") * unit).astype(np.int64),
         is_dealer=scalar("is_dealer") > 0.5,

@@ -27,7 +27,7 @@ from agents.bots.card_model import (
 from hanafuda_env import cards as C
 from hanafuda_env.core import CHOOSE_PLAYED, HAND_SIZE, KOIKOI, PLAY, STOP
 from hanafuda_env.rules import QUIET_EXHAUSTION_WINNER, RuleSpec
-from hanafuda_env.scoring import batch_scorer, round_points, yaku_table
+from hanafuda_env.scoring import PileTotals, round_points, yaku_table
 
 _U64 = np.uint64
 _MADE_BONUS = 1000.0  # in rule units: making yaku now outranks every other outcome
@@ -77,6 +77,7 @@ class _Positions:
     draw_now: np.ndarray  # my draw of this turn is still to come
     total: np.ndarray  # my yaku total
     me_called: np.ndarray
+    my_calls: np.ndarray  # my koi-koi calls this round (a win's own-call bonus)
     breakdown: np.ndarray  # (N, n_yaku) points per yaku of ``pile``
 
     def __add__(self, other: _Positions) -> _Positions:
@@ -149,7 +150,7 @@ class ExpertAgent(Agent):
         self.params = params or ExpertParams()
         self.card_model = CARD_MODEL if card_model is None else np.asarray(card_model)
         self._chances = chance_table(self.card_model)
-        self._scorer = batch_scorer(self.rules)
+        self._scorer = PileTotals(self.rules)
         self._build_tables()
 
     # ------------------------------------------------------------------ tables
@@ -275,29 +276,31 @@ class ExpertAgent(Agent):
         r = out.row
         pile = view.own_pile[r] | out.captured
         phase = view.phase[r]
-        breakdown = self._scorer.breakdown(pile)
+        breakdown = self._scorer.breakdown(pile, view.own_called[r])
         return _Positions(
             r=r, hand=view.hand[r] & ~out.played, field=(view.field[r] & ~out.taken) | out.placed,
             pile=pile, my_turns=view.own_hand_n[r] - (phase == PLAY),
             draw_now=(phase == PLAY) | (phase == CHOOSE_PLAYED),
             total=breakdown.sum(axis=1, dtype=np.int64), me_called=view.own_called[r],
-            breakdown=breakdown)
+            my_calls=view.own_calls[r], breakdown=breakdown)
 
     def _koikoi_positions(self, view: View, rows: np.ndarray) -> _Positions:
         """After a koi-koi: the opponent moves next and would score double."""
         pile = view.own_pile[rows]
+        breakdown = self._scorer.breakdown(pile, True)  # the sake yaku raised by the call
         return _Positions(
             r=rows, hand=view.hand[rows], field=view.field[rows], pile=pile,
             my_turns=view.own_hand_n[rows], draw_now=np.zeros(len(rows), bool),
-            total=view.own_total[rows], me_called=np.ones(len(rows), bool),
-            breakdown=self._scorer.breakdown(pile))
+            total=breakdown.sum(axis=1, dtype=np.int64), me_called=np.ones(len(rows), bool),
+            my_calls=view.own_calls[rows] + 1, breakdown=breakdown)
 
     def _card_values(self, view: View, pos: _Positions, race: _Race) -> np.ndarray:
         """Value of each card outcome: the race in round points, or a made yaku first."""
         p = self.params
         r = pos.r
         made = pos.total > view.own_total[r]
-        stop_score = round_points(pos.total, view.opp_called[r], self.rules).astype(np.float64)
+        stop_score = round_points(pos.total, view.opp_called[r], self.rules,
+                                  pos.my_calls).astype(np.float64)
         p_none = np.clip(1.0 - race.p_me - race.p_opp, 0.0, 1.0)
         value = (race.p_me * race.win_me - race.p_opp * race.win_opp + p_none * race.exhaust
                  + p.potential * (race.pot_me - race.pot_opp))
@@ -310,19 +313,22 @@ class ExpertAgent(Agent):
         """Stop or koi-koi by comparing the chance of winning the match after each."""
         p = self.params
         total = view.own_total[rows]
-        stop = round_points(total, view.opp_called[rows], self.rules).astype(np.float64)
+        stop = round_points(total, view.opp_called[rows], self.rules,
+                            view.own_calls[rows]).astype(np.float64)
         diff = view.score_diff[rows][:, None]
         later = np.maximum(view.rounds_left[rows] - 1, 0)
         sigma = (p.round_sigma * self.rules.point_unit * np.sqrt(later) + 1e-6)[:, None]
-        u_stop = _match_win(diff + stop[:, None], sigma)[:, 0]
+        stake = self.rules.starting_points
+        u_stop = _match_chance(diff + stop[:, None], sigma, stake)[:, 0]
         p_me, p_opp = race.p_me, race.p_opp
         p_none = np.clip(1.0 - p_me - p_opp, 0.0, 1.0)
         # each way a player can improve, weighted by its chance, with its own score: the
         # tail (a big yaku) matters when only a big score saves the match
-        u_mine = _weighted(race.probs_me, _match_win(diff + race.score_me, sigma))
-        u_theirs = _weighted(race.probs_opp, _match_win(diff - race.score_opp, sigma))
+        u_mine = _weighted(race.probs_me, _match_chance(diff + race.score_me, sigma, stake))
+        u_theirs = _weighted(race.probs_opp, _match_chance(diff - race.score_opp, sigma,
+                                                            stake))
         u_koi = (p_me * u_mine + p_opp * u_theirs
-                 + p_none * _match_win(diff + race.exhaust[:, None], sigma)[:, 0])
+                 + p_none * _match_chance(diff + race.exhaust[:, None], sigma, stake)[:, 0])
         hopeless = u_stop < 1e-9  # a stop loses the match anyway: nothing to lose
         return np.where((u_koi > u_stop + p.koikoi_margin) | hopeless, KOIKOI, STOP)
 
@@ -339,9 +345,10 @@ class ExpertAgent(Agent):
             np.concatenate([pos.pile, opp_pile]), chances.reshape(49, 2 * n),
             np.concatenate([pos.total, opp_total]),
             np.concatenate([view.opp_called[r], pos.me_called]),
-            np.concatenate([pos.breakdown, self._scorer.breakdown(opp_pile)]))
+            np.concatenate([pos.breakdown, self._scorer.breakdown(opp_pile, view.opp_called[r])]),
+            np.concatenate([pos.my_calls, view.opp_calls[r]]))
         p_me, p_opp = _race_probabilities(q[:n], q[n:], pos.my_turns, view.opp_hand_n[r])
-        exhaust = self._exhaustion_value(view, r, pos.total, opp_total, pos.me_called)
+        exhaust = self._exhaustion_value(view, r, pos, opp_total)
         probs, score = probs.T, score.T  # (positions, events) views
         return _Race(p_me, p_opp, win[:n], win[n:], pot[:n], pot[n:], probs[:n], score[:n],
                      probs[n:], score[n:], exhaust)
@@ -377,7 +384,7 @@ class ExpertAgent(Agent):
         return chances
 
     def _events(self, pile: np.ndarray, chances: np.ndarray, total: np.ndarray,
-                loser_called: np.ndarray, breakdown: np.ndarray
+                loser_called: np.ndarray, breakdown: np.ndarray, winner_calls: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Chance of improving the yaku total, the score if so, expected yaku gains, and
         (events, N) chances and scores of each way to improve.
@@ -409,28 +416,33 @@ class ExpertAgent(Agent):
         gains[self._new_cols] = np.maximum(self._points - replaced, self._floor)
         gains[self._grow_cols] = self._grow_points
         q = 1.0 - np.prod(1.0 - probs, axis=0)
-        score = round_points(total + gains, loser_called, self.rules).astype(np.float64)
+        score = round_points(total + gains, loser_called, self.rules,
+                             winner_calls).astype(np.float64)
         weight = probs.sum(axis=0)
         win = (probs * score).sum(axis=0) / np.maximum(weight, 1e-12)
         pot = (probs * gains).sum(axis=0)
         return q, win, pot, probs, score
 
-    def _exhaustion_value(self, view: View, r: np.ndarray, total: np.ndarray,
-                          opp_total: np.ndarray, me_called: np.ndarray) -> np.ndarray:
-        """What both hands running out would be worth to me (§2.6, §2.8 on_exhaustion)."""
+    def _exhaustion_value(self, view: View, r: np.ndarray, pos: _Positions,
+                          opp_total: np.ndarray) -> np.ndarray:
+        """What both hands running out would be worth to me (§2.6, §2.8, §2.10
+        on_exhaustion)."""
         rules = self.rules
+        total, me_called = pos.total, pos.me_called
         called = me_called | view.opp_called[r]
         dealer = view.is_dealer[r]
         pts = float(rules.exhaustion_points)
         quiet = ~called & (total == 0) & (opp_total == 0)
+        if rules.on_exhaustion == "dealer-wins-always":
+            quiet = np.ones(len(r), dtype=bool)
         value = np.zeros(len(r))
         offset = QUIET_EXHAUSTION_WINNER[rules.on_exhaustion]  # 0: the dealer wins, 1: other
         if offset is not None:
             value = np.where(quiet, np.where(dealer != bool(offset), pts, -pts), value)
         if rules.on_exhaustion == "highest-total":
             i_win = (total > opp_total) | ((total == opp_total) & dealer)
-            mine = round_points(total, view.opp_called[r], rules)
-            theirs = round_points(opp_total, me_called, rules)
+            mine = round_points(total, view.opp_called[r], rules, pos.my_calls)
+            theirs = round_points(opp_total, me_called, rules, view.opp_calls[r])
             value = np.where(called, np.where(i_win, mine, -theirs), value)
         return value
 
@@ -474,8 +486,14 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.array([erf(v) for v in values.tolist()])[inverse].reshape(x.shape)
 
 
-def _match_win(margin: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+def _match_chance(margin: np.ndarray, sigma: np.ndarray, stake: int | None = None
+                  ) -> np.ndarray:
     """Chance of winning the match with this score margin and ``sigma`` of noise to come
-    (a draw counts half)."""
-    z = np.asarray(margin, dtype=np.float64) / (np.asarray(sigma) * sqrt(2.0))
-    return 0.5 * (1.0 + _erf(z))
+    (a draw counts half). With a starting stake the match ends once a player has lost it
+    (§2.10): a margin of the stake or more is decided."""
+    margin = np.asarray(margin, dtype=np.float64)
+    z = margin / (np.asarray(sigma) * sqrt(2.0))
+    chance = 0.5 * (1.0 + _erf(z))
+    if stake is not None:
+        chance = np.where(margin >= stake, 1.0, np.where(margin <= -stake, 0.0, chance))
+    return chance

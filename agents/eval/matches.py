@@ -29,7 +29,9 @@ from agents.bots.base import AgentLike
 from agents.eval.stats import pair_mean_interval, pair_rate_interval
 from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.env_options import other_rules_warning
+from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import encode_observations
+from hanafuda_env.records import Match, MatchRecorder
 from hanafuda_env.results import END_NAMES, MatchResults, ResetOutcome, RoundResults, StepOutcome
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 from hanafuda_env.seeding import game_seeds
@@ -91,7 +93,8 @@ def warn_other_rules(agents: Sequence[AgentLike], rules: RuleSet) -> None:
 
 
 def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSpec = None,
-                 seed: int = 0, batch: int = 1024) -> dict[str, Any]:
+                 seed: int = 0, batch: int = 1024, records: list[Match] | None = None
+                 ) -> dict[str, Any]:
     """Play ``n_matches`` complete matches of A against B; statistics from A's side.
 
     Returns a dict: ``wins``/``draws``/``losses`` of A (always summing to ``matches``),
@@ -99,15 +102,18 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     ``points_per_match`` and ``points_per_round`` of A (mean, 95% interval; every interval
     counts pairs of matches as the independent units, see the module docstring), per-agent
     koi-koi statistics (call rate at decisions; paid off = the caller won that round), yaku
-    counts of the rounds each agent won, how rounds ended, and seat balance.
+    counts of the rounds each agent won, how rounds ended, and seat balance. ``records``: a
+    list the game records of the matches are appended to, in match order
+    (:mod:`hanafuda_env.records`; slower: each game is followed in a plain one-game engine).
     """
     rules = resolve_rules(rules)
     warn_other_rules((agent_a, agent_b), rules)
-    return play_resolved_matches(agent_a, agent_b, n_matches, rules, seed, batch)
+    return play_resolved_matches(agent_a, agent_b, n_matches, rules, seed, batch, records)
 
 
 def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSet,
-                                        seed: int, batch: int) -> dict[str, Any]:
+                          seed: int, batch: int, records: list[Match] | None = None
+                          ) -> dict[str, Any]:
     """:func:`play_matches` once the agents' rules were looked at (by it or ``round_robin``)."""
     if n_matches < 1:
         raise ValueError(f"n_matches must be at least 1, got {n_matches}")
@@ -128,6 +134,8 @@ def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int
         yaku_names = core.yaku_names
         dealt = core.reset(seed=pair_seeds[j // 2], options={"dealer": (j // 2) % 2})
         wave = _Wave(len(j), seat_a, sides, yaku_names)
+        recorders = None if records is None else _recorders(core, seat_a, (agent_a.name,
+                                                                            agent_b.name))
         wave.record(dealt)  # a short match may end at the deal
         while not wave.done.all():
             mask = core.legal_action_mask()
@@ -139,7 +147,12 @@ def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int
             for agent, side, idx in ((agent_a, sides[0], a_moves), (agent_b, sides[1], b_moves)):
                 if len(idx):
                     actions[idx] = side.act(agent, obs[idx], mask[idx])
-            wave.record(core.step(actions))
+            outcome = core.step(actions)
+            if recorders is not None:
+                _follow(recorders, live, actions, outcome)
+            wave.record(outcome)
+        if recorders is not None:
+            records += [recorder.all_matches()[0] for recorder in recorders]
         results[j] = wave.result
         match_points[j] = wave.points
         match_rounds[j] = wave.counted
@@ -168,6 +181,29 @@ def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int
         "a": sides[0].summary(agent_a.name, n_rounds),
         "b": sides[1].summary(agent_b.name, n_rounds),
     }
+
+
+def _recorders(core: KoiKoiCore, seat_a: np.ndarray, names: tuple[str, str]
+               ) -> list[MatchRecorder]:
+    """A recorder per game of a freshly reset core, each following its game in a plain
+    one-game engine dealt from the same game seed and first dealer."""
+    recorders = []
+    for g in range(core.n_games):
+        by_seat = names if seat_a[g] == 0 else names[::-1]
+        recorder = MatchRecorder(KoiKoiGame(core.rules, seed=0), by_seat)
+        recorder.reset(game_seed=int(core.seeds[g]), options={"dealer": int(core.dealer[g])})
+        recorders.append(recorder)
+    return recorders
+
+
+def _follow(recorders: list[MatchRecorder], live: np.ndarray, actions: np.ndarray,
+            outcome: StepOutcome) -> None:
+    """Step each live game's recorder with its action; the engines must agree."""
+    for g in np.flatnonzero(live):
+        step = recorders[g].step(int(actions[g]))
+        if tuple(step.reward) != tuple(outcome.reward[g].tolist()):
+            raise RuntimeError(f"game {g}: the recorded game paid {step.reward}, the core "
+                               f"{outcome.reward[g].tolist()}")
 
 
 class _Wave:
