@@ -1,7 +1,7 @@
 """Play Koi-Koi against a bot in the terminal.
 
     python play.py [--bot expert|greedy|random|runs/<run>/checkpoints/latest.pt]
-                   [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7]
+                   [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7] [--record FILE]
 
 Legal moves are listed by number and card name; type the number (or a unique part of the
 move's name; a name two moves share, like a month's two chaff cards, needs the number). Bad
@@ -19,9 +19,12 @@ from typing import TextIO
 import numpy as np
 
 from agents.bots.base import AgentLike
+from agents.files import output_path_problem
 from cli.arguments import HelpFormatter, positive_int, seed_int
 from hanafuda_env.core import KoiKoiCore, action_name
+from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import encode_observations
+from hanafuda_env.records import MatchRecorder, write_record
 from hanafuda_env.rendering import card_label, cards_line, counted, render_game
 from hanafuda_env.results import RoundResults
 from hanafuda_env.rules import RuleError, RuleSet, resolve_rules
@@ -86,9 +89,10 @@ def describe_turn(core: KoiKoiCore, mover: int, pile_before: int, drawn_from: in
 
 
 def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
-         stdout: TextIO) -> int:
+         stdout: TextIO, recorder: MatchRecorder | None = None) -> int:
     """One match, person against bot. Returns the person's lead at the end (its zero-sum
-    match score: its points won minus the bot's)."""
+    match score: its points won minus the bot's). ``recorder`` (over a fresh
+    ``KoiKoiGame`` of the same rules) writes the match down as it is played."""
     def write(text: str) -> None:
         stdout.write(text if text.endswith(("\n", "> ")) else text + "\n")
         stdout.flush()
@@ -98,6 +102,8 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
     write(f"Koi-Koi, {rules.name} rules, {counted(rules.rounds, 'round')}, seed {seed} "
           f"(--seed {seed} replays these deals). You are player_{human}.")
     outcome = core.reset(seed=seed)
+    if recorder is not None:
+        recorder.reset(game_seed=int(core.seeds[0]))
     if len(outcome.rounds):
         write(describe_rounds(outcome.rounds, human))
         total += outcome.reward[0]
@@ -114,6 +120,8 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
                 write(f"bot: {action_name(action)}")
             pile_before, drawn_from = int(core.piles[0, mover]), int(core.stock_pos[0])
             outcome = core.step(np.array([action]))
+            if recorder is not None:
+                recorder.step(action)
             total += outcome.reward[0]
             if len(outcome.rounds):  # the next round is dealt: its summary says it all
                 write(describe_rounds(outcome.rounds, human))
@@ -146,7 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=seed_int, default=None,
                         help="seed of the deals and the bot, to replay a match "
                              "(default: a fresh random one)")
+    parser.add_argument("--record", metavar="FILE",
+                        help="write the match as a game record (KoiKoi-AI JSON; replay.py "
+                             "replays it) to this new file, also when you quit early")
     args = parser.parse_args(argv)
+    if args.record is not None:
+        problem = output_path_problem(args.record, [args.bot, args.rules], overwrite=False)
+        if problem:
+            parser.error(f"--record {args.record}: {problem}")
     from agents.bots.registry import make_agent
 
     try:
@@ -159,11 +174,17 @@ def main(argv: list[str] | None = None) -> int:
     except (RuleError, ValueError, OSError) as error:
         print(f"play.py: error: {error}", file=sys.stderr)
         return 2
+    names = ("you", bot.name) if args.seat == 0 else (bot.name, "you")
+    recorder = None if args.record is None else MatchRecorder(KoiKoiGame(rules, seed=0), names)
     try:
-        play(bot, rules, args.seat, seed, sys.stdin, sys.stdout)
+        play(bot, rules, args.seat, seed, sys.stdin, sys.stdout, recorder)
     except KeyboardInterrupt:
         print("\nbye.")
         return 130  # the shell's code for Ctrl-C
+    finally:
+        if recorder is not None and recorder.all_matches():
+            write_record(args.record, recorder.all_matches()[0])
+            print(f"game record written to {args.record}")
     return 0
 
 

@@ -556,7 +556,10 @@ class MatchRecorder:
                 turn.captured_drawn = [turn.drawn]  # completed by the choice that follows
             else:
                 turn.captured_drawn = sorted([turn.drawn, *matches]) if matches else []
-            self.current.rounds[-1].turns.append(turn)
+        if turn is not None and game.phase not in (CHOOSE_PLAYED, CHOOSE_DRAWN) and (
+                not self.current.rounds[-1].turns or self.current.rounds[-1].turns[-1]
+                is not turn) and phase != DECIDE:
+            self.current.rounds[-1].turns.append(turn)  # its cards all placed
         if outcome.round_over:
             row = outcome.rounds[0]
             if row["winner"] == turn.seat and phase != DECIDE and row["reason"] in (
