@@ -24,7 +24,7 @@ through it in the same format, so ``replay(recorder.record)`` passes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -318,13 +318,17 @@ def record_rules(match: Match, rules: RuleSpec = None) -> RuleSet:
     return resolve_rules(RECORD_RULES)
 
 
-def replay(match: Match, rules: RuleSpec = None, source: str = "record") -> ReplaySummary:
+def replay(match: Match, rules: RuleSpec = None, source: str = "record",
+           step: Callable[[KoiKoiGame, int], Any] | None = None) -> ReplaySummary:
     """Play a record in the engine and check it move by move: every card played must be in
     hand, every capture and draw as recorded, a koi-koi decision exactly where the rules offer
     one, each round's winner and points and the match's result as recorded. The first
     disagreement raises :class:`RecordError` naming ``source``, the round, the turn and what
-    differs."""
+    differs. ``step(game, action)``, when given, makes each move instead of ``game.step``
+    and returns its outcome: a caller sees every decision of the record (to learn from it,
+    say) with the game as the mover saw it."""
     rule_set = record_rules(match, rules)
+    step = step or KoiKoiGame.step
     where = _Where(source)
     if rule_set.rounds != match.n_rounds:
         rule_set = rule_set.replace(rounds=match.n_rounds)
@@ -356,7 +360,7 @@ def replay(match: Match, rules: RuleSpec = None, source: str = "record") -> Repl
         for t, turn in enumerate(game_round.turns, start=1):
             if rows:
                 raise RecordError(f"{where.at(round=k, turn=t)}: the round was already over")
-            turn_rows, turn_ended = _replay_turn(game, turn, where.at(round=k, turn=t))
+            turn_rows, turn_ended = _replay_turn(game, turn, where.at(round=k, turn=t), step)
             rows += turn_rows
             ended |= turn_ended
             summary.turns += 1
@@ -378,8 +382,10 @@ def replay(match: Match, rules: RuleSpec = None, source: str = "record") -> Repl
     return summary
 
 
-def _replay_turn(game: KoiKoiGame, turn: Turn, where: _Where) -> tuple[list[dict], bool]:
-    """Play one recorded turn; the rounds it finished and whether a match ended."""
+def _replay_turn(game: KoiKoiGame, turn: Turn, where: _Where,
+                 step: Callable[[KoiKoiGame, int], Any]) -> tuple[list[dict], bool]:
+    """Play one recorded turn with ``step``; the rounds it finished and whether a match
+    ended."""
     seat = turn.seat
     if game.mover != seat:
         raise RecordError(f"{where}: player {seat + 1} moves, but it is player "
@@ -395,16 +401,16 @@ def _replay_turn(game: KoiKoiGame, turn: Turn, where: _Where) -> tuple[list[dict
     played = _capture(field_bits, turn.played, turn.captured, "collectCard", where)
     field_bits = (field_bits & ~C.mask_of(played)) if played else field_bits | 1 << turn.played
     drawn = _capture(field_bits, turn.drawn, turn.captured_drawn, "collectCard2", where)
-    steps = [game.step(turn.played)]
+    steps = [step(game, turn.played)]
     if game.phase == CHOOSE_PLAYED:
-        steps.append(game.step(CHOOSE_OFFSET + _other(played, turn.played)))
+        steps.append(step(game, CHOOSE_OFFSET + _other(played, turn.played)))
     if game.phase == CHOOSE_DRAWN:
-        steps.append(game.step(CHOOSE_OFFSET + _other(drawn, turn.drawn)))
+        steps.append(step(game, CHOOSE_OFFSET + _other(drawn, turn.drawn)))
     if game.phase == DECIDE and not steps[-1].round_over:
         if turn.koikoi is None:
             raise RecordError(f"{where}: player {seat + 1} made yaku and must choose koi-koi "
                               "or stop, but the record has no decision")
-        steps.append(game.step(KOIKOI if turn.koikoi else STOP))
+        steps.append(step(game, KOIKOI if turn.koikoi else STOP))
     elif turn.koikoi is True:
         raise RecordError(f"{where}: the record calls koi-koi where the rules offer no "
                           "decision")

@@ -74,7 +74,11 @@ class PPOConfig:
     best_opponent: str | None = None  # keep checkpoints/best.pt: best eval win rate vs this
     checkpoint_interval: int = 25  # updates
     warmstart_teacher: str = "expert"  # agent whose moves are cloned before self-play
-    warmstart_decisions: int = 0  # teacher decisions to clone (0: start from scratch)
+    # A folder (or file) of game records (hanafuda_env.records) whose moves, both players',
+    # the warm start clones instead of warmstart_teacher's, cycling through them; they must
+    # replay under the run's rules.
+    warmstart_records: str | None = None
+    warmstart_decisions: int = 0  # decisions to clone (0: start from scratch)
     warmstart_epochs: int = 2
     warmstart_learning_rate: float = 1e-3
     init_checkpoint: str | None = None  # start from these weights (no warm start then)
@@ -143,6 +147,11 @@ class PPOConfig:
             for agent in names:
                 _check_agent(name, agent, files=check_pool_files)
         _check_agent("warmstart_teacher", self.warmstart_teacher, files=check_pool_files)
+        if self.warmstart_records is not None and (
+                not isinstance(self.warmstart_records, str)
+                or not Path(self.warmstart_records).exists()):
+            raise ConfigError(f"warmstart_records: {self.warmstart_records!r} is no folder or "
+                              "file of game records")
         if self.best_opponent is not None and (self.best_opponent not in self.eval_opponents
                                                or not self.eval_interval):
             raise ConfigError(f"best_opponent must be one of eval_opponents "

@@ -1,16 +1,19 @@
-"""Warm start: teach the network a teacher agent's moves before self-play begins.
+"""Warm start: teach the network a teacher's moves before self-play begins.
 
 PPO from scratch spends most of a short budget rediscovering what a heuristic already
 knows (take brights, stop with a safe lead). Cloning the teacher first — cross-entropy on its
 legal-masked choices, the value head regressed on the Monte Carlo episode returns of the same
 games — hands PPO a policy at the teacher's level, and self-play then improves on it. A
 privileged critic (``critic: privileged``) is regressed on the same returns from its own
-input, so PPO does not start with an untrained baseline.
+input, so PPO does not start with an untrained baseline. The teacher is an agent playing
+both seats, or the players of recorded games (``warmstart_records``: behaviour cloning from
+game records, human ones included).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,8 +21,14 @@ import torch
 
 from agents.bots.base import AgentLike
 from agents.bots.network import ActorCritic
+from agents.train.config import ConfigError, PPOConfig
 from agents.train.critic import CRITIC_INPUT_DIM, Critic, critic_input
 from agents.train.ppo import compute_gae, minibatches  # the same credit assignment as training
+from hanafuda_env.game import KoiKoiGame
+from hanafuda_env.observation import encode_game
+from hanafuda_env.records import RecordError, read_record, record_files, replay
+from hanafuda_env.rewards import ROW_FIELDS, paid_rows
+from hanafuda_env.rules import RuleSet
 from hanafuda_env.vector_env import KoiKoiVectorEnv
 
 if TYPE_CHECKING:
@@ -64,6 +73,74 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher: AgentLike, n_steps: int
                                     np.zeros((n, 2), dtype=np.float32), gamma=gamma, lam=1.0)
     data["keep"] = ~unfinished
     return data
+
+
+def collect_record_games(cfg: PPOConfig, rules: RuleSet, with_hidden: bool = False
+                         ) -> dict[str, np.ndarray]:
+    """Every decision of the game records in ``cfg.warmstart_records``, both players', as
+    :func:`collect_teacher_games` returns a teacher's (one stream of shape (T, 1, …)): each
+    record replayed under ``rules``, rewards as the run's envs pay them (``cfg.reward``,
+    ``cfg.episode``). A record that does not replay is a :class:`ConfigError` naming it."""
+    path = Path(cfg.warmstart_records)
+    files = list(record_files(path)) if path.is_dir() else [path]
+    if not files:
+        raise ConfigError(f"warmstart_records: {str(path)!r} holds no *.json game record")
+    kind, field = cfg.reward, ROW_FIELDS[cfg.reward]
+    rows: dict[str, list] = {key: [] for key in ("obs", "mask", "action", "seat", "reward",
+                                                 "done", "critic_obs")}
+
+    def step(game: KoiKoiGame, action: int) -> Any:
+        rows["obs"].append(encode_game(game, game.mover))
+        rows["mask"].append(game.legal_action_mask().astype(bool))
+        rows["action"].append(action)
+        rows["seat"].append(game.mover)
+        if with_hidden:
+            rows["critic_obs"].append(critic_input(rows["obs"][-1][None], game.to_core())[0])
+        outcome = game.step(action)
+        paid = paid_rows(kind, cfg.round_sigma, outcome.rounds, outcome.matches, game)
+        rows["reward"].append(np.sum([row[field] for row in paid], axis=0) if paid
+                              else np.zeros(2))
+        rows["done"].append(outcome.match_over if cfg.episode == "match"
+                            else outcome.round_over)
+        return outcome
+
+    for file in files:
+        before = len(rows["action"])
+        try:
+            replay(read_record(file), rules, source=str(file), step=step)
+        except RecordError as error:
+            raise ConfigError(f"warmstart_records: {error}") from None
+        if len(rows["action"]) > before:
+            rows["done"][-1] = True  # one record's stream ends with it (an unfinished match's
+            # last episode is cut off: its returns lack what followed)
+    if not rows["action"]:
+        raise ConfigError(f"warmstart_records: {str(path)!r} holds no decision")
+    data = {"obs": np.array(rows["obs"], dtype=np.float32)[:, None],
+            "mask": np.array(rows["mask"])[:, None],
+            "action": np.array(rows["action"], dtype=np.int64)[:, None],
+            "seat": np.array(rows["seat"], dtype=np.int64)[:, None],
+            "reward": (np.array(rows["reward"], dtype=np.float32)
+                       * cfg.reward_scale)[:, None],
+            "done": np.array(rows["done"])[:, None]}
+    if with_hidden:
+        data["critic_obs"] = np.array(rows["critic_obs"], dtype=np.float32)[:, None]
+    values = np.zeros(data["action"].shape, dtype=np.float32)
+    data["return"], _ = compute_gae(data["reward"], data["done"], data["seat"], values,
+                                    np.zeros((1, 2), dtype=np.float32), gamma=cfg.gamma,
+                                    lam=1.0)
+    data["keep"] = np.ones(data["action"].shape, dtype=bool)
+    return data
+
+
+def record_batches(data: dict[str, np.ndarray], size: int, generator: np.random.Generator
+                   ) -> Any:
+    """Batches of ``size`` record decisions, shuffled anew on each pass, without end."""
+    n = len(data["action"])
+    while True:
+        order = generator.permutation(n)
+        for start in range(0, n, size):
+            rows = order[start:start + size]
+            yield {key: value[rows] for key, value in data.items()}
 
 
 def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
@@ -118,15 +195,24 @@ def warm_start(trainer: Trainer, env: KoiKoiVectorEnv, writer: Any,
     from agents.bots.registry import make_agent
 
     cfg = trainer.cfg
-    teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
-    env.reset()
+    records = trainer.record_decisions
+    if records is None:
+        teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
+        env.reset()
+    else:
+        batches = record_batches(records, trainer.batch_steps, np.random.default_rng(cfg.seed))
     trainer.optimizer.param_groups[0]["lr"] = cfg.warmstart_learning_rate
     done = 0
     bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
                    disable=not cfg.progress_bar, dynamic_ncols=True)
     try:
         while done < cfg.warmstart_decisions:
-            stats = clone_batch(trainer, env, teacher)
+            if records is None:
+                stats = clone_batch(trainer, env, teacher)
+            else:
+                stats = clone_step(trainer.network, trainer.optimizer, next(batches),
+                                   cfg.warmstart_epochs, cfg.n_minibatches, cfg.vf_coef,
+                                   cfg.max_grad_norm, trainer.torch_rng, critic=trainer.critic)
             done += trainer.batch_steps
             for key, value in stats.items():
                 writer.add_scalar(key, value, done)
