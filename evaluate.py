@@ -43,7 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--matches", type=positive_int, default=200,
                         help="matches per pairing")
     parser.add_argument("--rules", default="nintendo",
-                        help="rule preset (nintendo, ten-base) or a YAML rule file")
+                        help="rule preset (nintendo, ten-base, koikoi-japan) or a YAML rule file")
     parser.add_argument("--rounds", type=positive_int, default=None,
                         help="rounds per match (overrides the rule set: 3, 6, 12 ...)")
     parser.add_argument("--seed", type=seed_int, default=0,
