@@ -55,7 +55,6 @@ from .seeding import (
     check_seed_value,
     game_seeds,
     is_integer,
-    lone_game_seeds,  # noqa: F401  (re-exported: code written before seeding.py imports it here)
     splitmix64,
 )
 from .worlds import deal_hidden, shuffle_undrawn

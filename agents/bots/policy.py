@@ -53,12 +53,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     for key in ("model", "network"):
         if key not in payload:
             raise CheckpointError(f"checkpoint {str(path)!r} lacks {key!r}")
-    trained_on = payload.get("observation_version", 1)  # checkpoints before the stamp: 1
+    trained_on = payload.get("observation_version")
     if trained_on != OBS_VERSION:
-        warnings.warn(f"checkpoint {str(path)!r} was trained on observation version "
-                      f"{trained_on}, this code encodes version {OBS_VERSION} (see "
-                      "hanafuda_env.observation.OBS_VERSION): it loads and plays, but on inputs "
-                      "it was not trained on; retrain it for its full strength", stacklevel=2)
+        raise CheckpointError(f"checkpoint {str(path)!r} was trained on observation version "
+                              f"{trained_on}, but this code encodes version {OBS_VERSION} "
+                              "(hanafuda_env.observation.OBS_VERSION): its network would play "
+                              "on inputs it was not trained on; train it again")
     return payload
 
 

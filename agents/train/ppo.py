@@ -406,18 +406,10 @@ class Trainer:
         self.env.load_state_dict(arrays["env"])
         self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
         self.episode_return = arrays["episode_return"]
-        if "waiting_amount" in arrays:
-            self.waiting = WaitingRewards(arrays["waiting_amount"], arrays["waiting_undecided"])
-        elif "pending_reward" in arrays:  # fdd6a03's form: amounts only
-            pending = arrays["pending_reward"].astype(np.float32)
-            self.waiting = WaitingRewards(pending, pending != 0)
-        else:  # a checkpoint from before early rewards waited across rollouts
-            self.waiting = WaitingRewards.fresh(self.cfg.n_envs, undecided=False)
+        self.waiting = WaitingRewards(arrays["waiting_amount"], arrays["waiting_undecided"])
         self.history = list(payload["history"])
-        self.best_win_rate = float(payload.get("best_win_rate", -1.0))
-        # checkpoints written before eval weights were kept: read the files as those runs did
-        self.eval_weights = (payload["eval_weights"] if "eval_weights" in payload
-                             else read_policy_files(self.cfg.eval_opponents))
+        self.best_win_rate = float(payload["best_win_rate"])
+        self.eval_weights = payload["eval_weights"]
         self.warm_started = payload["warm_started"]
         self.obs = self.env.observe(self.env.core.mover)
         self.mask = self.env.core.legal_action_mask()
