@@ -1,0 +1,1 @@
+"""Analysis (agents.analysis): rollout values of moves and of koi-koi decisions."""

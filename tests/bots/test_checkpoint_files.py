@@ -1,0 +1,199 @@
+"""Checkpoint files: a policy saved and loaded plays and values as the network did; a file that
+is corrupt, cut short, unreadable, a plain pickle, code, for other observation or action
+sizes, or without its weights or network is refused saying why; one of another observation
+version warns; and every file is written atomically, so a failed write leaves the old one."""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from agents import files
+from agents.bots.network import ActorCritic
+from agents.bots.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
+from agents.files import atomic_write_bytes
+
+
+def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
+    net = ActorCritic(hidden=16)
+    path = tmp_path / "ckpt.pt"
+    save_checkpoint(path, {"model": net.state_dict(), "network": {"hidden": 16, "layers": 2}})
+    agent = PolicyAgent.load(path)
+    obs = np.random.default_rng(0).random((3, 303), dtype=np.float32)
+    mask = np.zeros((3, 98), dtype=bool)
+    mask[:, [5, 9]] = True
+    assert set(agent.act(obs, mask).tolist()) <= {5, 9}
+    values = agent.value(obs, mask)  # the saved value head, one per observation
+    with torch.no_grad():
+        expected = net.value(net.trunk(torch.as_tensor(obs))).squeeze(-1).numpy()
+    assert values.shape == (3,) and np.allclose(values, expected)
+    assert not list(tmp_path.glob("*.tmp"))
+    (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="corrupt or not a checkpoint"):
+        load_checkpoint(tmp_path / "bad.pt")
+    (tmp_path / "cut.pt").write_bytes(path.read_bytes()[:-200])  # a truncated download
+    with pytest.raises(CheckpointError, match="corrupt") as raised:
+        load_checkpoint(tmp_path / "cut.pt")
+    assert "weights_only" not in str(raised.value)  # torch's advice to load it unsafely
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_an_unreadable_checkpoint_says_why(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "locked.pt"
+    save_checkpoint(path, {"model": {}, "network": {}})
+
+    def no_permission(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(torch, "load", no_permission)
+    with pytest.raises(CheckpointError, match="cannot be read: Permission denied"):
+        load_checkpoint(path)
+
+
+def test_a_plain_pickle_is_refused_without_torch_warnings(tmp_path) -> None:
+    import pickle
+    import warnings
+
+    path = tmp_path / "plain.pt"
+    path.write_bytes(pickle.dumps({"model": 1}, protocol=4))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(CheckpointError, match="plain.pt"):
+            load_checkpoint(path)
+    assert not caught
+
+
+def test_checkpoint_with_arbitrary_objects_is_refused(tmp_path) -> None:
+    from fractions import Fraction  # any class outside torch's allow-list stands for code
+
+    path = tmp_path / "evil.pt"
+    torch.save({"format": "hanafuda-koikoi/ppo-v1", "model": {}, "network": {},
+                "extra": Fraction(1, 3)}, path)
+    from agents.bots.policy import CheckpointError
+
+    with pytest.raises(CheckpointError, match=r"plain values \(fractions.Fraction\)") as raised:
+        load_checkpoint(path)
+    assert "weights_only" not in str(raised.value)
+
+
+def test_checkpoints_for_other_observation_or_action_sizes_are_refused(tmp_path) -> None:
+    from agents.bots.network import ActorCritic
+    from agents.bots.policy import CheckpointError, save_checkpoint
+
+    for sizes in ({"obs_dim": 100}, {"n_actions": 50}):
+        path = tmp_path / "other.pt"
+        save_checkpoint(path, {"model": ActorCritic(hidden=8, layers=1, **sizes).state_dict(),
+                               "network": {"hidden": 8, "layers": 1, **sizes}})
+        with pytest.raises(CheckpointError, match="obs_dim=303 and give n_actions=98"):
+            PolicyAgent.load(path)
+
+
+@pytest.mark.parametrize("missing", ["model", "network"])
+def test_a_checkpoint_without_its_weights_or_its_network_is_refused(tmp_path: Path,
+                                                                     missing: str) -> None:
+    """Both are needed to play: the weights and the shape of the network they fit."""
+    payload = {"model": ActorCritic(hidden=8, layers=1).state_dict(),
+               "network": {"hidden": 8, "layers": 1}}
+    path = tmp_path / "partial.pt"
+    save_checkpoint(path, {k: v for k, v in payload.items() if k != missing})
+    with pytest.raises(CheckpointError, match=f"lacks '{missing}'"):
+        load_checkpoint(path)
+    save_checkpoint(path, payload)
+    assert set(load_checkpoint(path)) >= {"model", "network"}
+
+
+def test_a_checkpoint_trained_on_another_observation_version_warns(tmp_path: Path) -> None:
+    """Observation entries whose meaning differs between versions (version 1 holds the match
+    lead twice over) leave a checkpoint loadable, but the user is told that it plays on
+    unfamiliar inputs; a checkpoint without an observation version is one of version 1."""
+    import torch
+
+    from agents.bots.policy import CHECKPOINT_FORMAT
+    from hanafuda_env.observation import OBS_VERSION
+
+    payload = {"model": ActorCritic(hidden=8, layers=1).state_dict(),
+               "network": {"hidden": 8, "layers": 1}}
+    path = tmp_path / "old.pt"
+    torch.save({"format": CHECKPOINT_FORMAT, **payload}, path)  # no observation version
+    with pytest.warns(UserWarning, match=f"observation version 1, this code encodes "
+                                         f"version {OBS_VERSION}"):
+        assert set(load_checkpoint(path)) >= {"model", "network"}
+    save_checkpoint(path, payload)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_checkpoint(path)["observation_version"] == OBS_VERSION
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a named pipe")
+def test_something_that_is_neither_file_nor_folder_is_not_called_a_folder(
+        tmp_path: Path) -> None:
+    """A named pipe exists but is no checkpoint file: said as such, and not called a folder
+    (nor said not to exist)."""
+    from agents.bots.policy import CheckpointError, load_checkpoint
+    from agents.files import folder_hint
+
+    pipe = tmp_path / "pipe.pt"
+    os.mkfifo(pipe)
+    assert folder_hint(str(pipe)) == ""
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {str(pipe)!r} is not a "
+                                                        "file")) as error:
+        load_checkpoint(pipe)
+    assert "folder" not in str(error.value)
+
+
+# ---------------------------------------------------------------- atomic writes
+class _DiesMidWrite:
+    """A file handle that writes half of what it is given, then fails."""
+
+    def __init__(self, handle: Any, error: BaseException):
+        self.handle, self.error = handle, error
+
+    def __enter__(self) -> _DiesMidWrite:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.close()
+
+    def write(self, data: bytes) -> int:
+        self.handle.write(data[:len(data) // 2])
+        self.handle.flush()
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"),
+                                   KeyboardInterrupt()])
+@pytest.mark.parametrize("existed", [True, False])
+def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temp_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException,
+        existed: bool) -> None:
+    """A full disk or Ctrl-C while a checkpoint or summary is written: the previous file is
+    still there byte for byte (or none, if there was none), with no stray temp file."""
+    target = tmp_path / "latest.pt"
+    old = bytes(range(256)) * 4
+    if existed:
+        target.write_bytes(old)
+    real_fdopen = os.fdopen
+    monkeypatch.setattr(files.os, "fdopen",
+                        lambda fd, mode: _DiesMidWrite(real_fdopen(fd, mode), error))
+    with pytest.raises(type(error)):
+        atomic_write_bytes(target, b"new checkpoint " * 1000)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["latest.pt"] if existed else [])
+    if existed:
+        assert target.read_bytes() == old
+
+
+def test_a_completed_write_replaces_the_file_and_leaves_nothing_else(tmp_path: Path) -> None:
+    target = tmp_path / "summary.json"
+    target.write_bytes(b"old")
+    atomic_write_bytes(target, b"new content")
+    assert target.read_bytes() == b"new content"
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]

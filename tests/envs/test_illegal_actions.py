@@ -1,0 +1,145 @@
+"""Illegal actions in the single-game envs under ``illegal_action="penalize"``: the episode ends
+for everyone with ``illegal_reward`` to the offender, only the offender is told the legal
+actions, info dicts already handed out are left alone, and a value that is no action id at
+all raises naming the legal actions. (The contract tests check ``"raise"`` in every env.)"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+
+import numpy as np
+import pytest
+
+from hanafuda_env import koikoi_v0
+from hanafuda_env.core import IllegalActionError
+from hanafuda_env.env_options import NotAnActionError
+from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
+from tests.helpers.envs import HANAMI_DECK, play_episode
+
+
+# -------------------------------------------------------------------- koikoi_v0
+def test_illegal_action_penalize_terminates_everyone():
+    env = koikoi_v0.env(seed=3, illegal_action="penalize", illegal_reward=-2.0)
+    env.reset()
+    offender = env.agent_selection
+    other = "player_1" if offender == "player_0" else "player_0"
+    env.step(int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards == {offender: -2.0, other: 0.0}
+    assert env.infos[other]["illegal_action"]["agent"] == offender
+    returns, _ = play_episode(env, random.Random(0))
+    assert returns == {offender: -2.0, other: 0.0} and env.agents == []
+
+
+def test_penalized_illegal_action_shows_legal_actions_only_to_the_offender():
+    env = koikoi_v0.env(illegal_action="penalize")
+    env.reset(seed=0)
+    offender = env.agent_selection
+    other = "player_1" if offender == "player_0" else "player_0"
+    legal = np.flatnonzero(env.observe(offender)["action_mask"]).tolist()
+    env.step(99)
+    assert env.infos[offender]["illegal_action"] == {"agent": offender, "action": 99,
+                                                     "legal_actions": legal}
+    assert env.infos[other]["illegal_action"] == {"agent": offender}
+
+
+def test_a_penalized_move_writes_into_no_info_dict_already_in_infos() -> None:
+    """The other seat's info dict (public in ``env.infos``) is not written to when the
+    offender errs: a new dict carries ``illegal_action``."""
+    from hanafuda_env import koikoi_v0
+
+    env = koikoi_v0.env(illegal_action="penalize")
+    env.reset(seed=0)
+    offender = env.agent_selection
+    other = next(a for a in env.possible_agents if a != offender)
+    held = {a: env.infos[a] for a in env.possible_agents}
+    snapshot = copy.deepcopy(held)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))
+    assert env.infos[other]["illegal_action"] == {"agent": offender}
+    for a in env.possible_agents:
+        assert held[a].keys() == snapshot[a].keys() and "illegal_action" not in held[a]
+
+
+def test_aec_penalized_move_does_not_show_the_offender_rows_it_saw_before() -> None:
+    """``round_results`` lists the rounds finished since the agent last acted: a penalized
+    illegal move is an act, so the offender's final ``last()`` does not repeat the rows of
+    the round it saw (and, were they "rewarded", would count twice); the other seat, which has
+    not acted since, still has them."""
+    env = koikoi_v0.env(episode="match", rounds=3, illegal_action="penalize")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not env.last()[4]["round_results"]:  # play until a round ends within the match
+        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+    offender = env.agent_selection
+    seen = env.last()[4]["round_results"]
+    assert seen and seen[0]["rewarded"]
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))  # an illegal action
+    assert all(env.terminations.values())
+    assert env.infos[offender]["round_results"] == []
+    assert env.infos[offender]["match_results"] == []
+    other = next(a for a in env.possible_agents if a != offender)
+    assert env.infos[other]["round_results"] == seen
+
+
+# --------------------------------------------------------- the single-agent env
+def test_single_agent_illegal_actions():
+    """A penalized learner ends its episode with ``illegal_reward`` (stepping on needs a
+    reset); an opponent's illegal action always raises, naming the opponent."""
+    env = KoiKoiSingleAgentEnv(learner_seat=1)
+    _, info = env.reset(seed=0)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert (reward, terminated, truncated) == (-1.0, True, False) and "illegal_action" in info
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    cheat = KoiKoiSingleAgentEnv(opponent=lambda obs, mask: 96, learner_seat=1)
+    with pytest.raises(IllegalActionError, match="opponent"):
+        for seed in range(5):  # raises as soon as the opponent has to move
+            cheat.reset(seed=seed)
+            cheat.step(int(np.flatnonzero(cheat.action_masks())[0]))
+
+
+def test_gym_illegal_penalty_is_not_scaled() -> None:
+    """Illegal learner actions end the episode with ``illegal_reward`` itself."""
+    env = KoiKoiSingleAgentEnv(reward_scale=0.1, illegal_reward=-2.0, learner_seat=0)
+    env.reset(seed=0, options={"dealer": 0})
+    _, reward, terminated, truncated, info = env.step(99)
+    assert (reward, terminated, truncated) == (-2.0, True, False)
+    assert info["illegal_action"]["action"] == 99
+
+
+# ------------------------------------------------- values that are no action id
+def test_a_value_that_is_no_action_id_raises_even_when_illegal_moves_are_penalized():
+    from hanafuda_env import koikoi_v0
+    from hanafuda_env.env_options import NotAnActionError
+
+    env = KoiKoiSingleAgentEnv(learner_seat=1)  # illegal_action="penalize"
+    _, info = env.reset(seed=0)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    before = env.game.state_dict()
+    with pytest.raises(NotAnActionError, match=r"shape \(1,\)"):
+        env.step(np.array([legal]))  # a policy's batch of one, not an action
+    assert env.game.state_dict() == before
+    env.step(np.array(legal))  # a 0-d array is one
+    aec = koikoi_v0.env(illegal_action="penalize")
+    aec.reset(seed=0)
+    with pytest.raises(TypeError, match="one integer id"):
+        aec.step(None)
+    assert not any(aec.terminations.values())
+
+
+def test_a_value_that_is_no_action_names_the_legal_actions() -> None:
+    """A float or a shaped array given as an action is refused with the legal actions
+    listed, in both single-game envs."""
+    env = koikoi_v0.env()
+    env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+    with pytest.raises(NotAnActionError, match=re.escape(f"legal actions: {legal}")):
+        env.step(8.0)
+    gym_env = KoiKoiSingleAgentEnv(learner_seat=0)
+    gym_env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
+    legal = np.flatnonzero(gym_env.action_masks()).tolist()
+    with pytest.raises(NotAnActionError, match=re.escape(f"legal actions: {legal}")):
+        gym_env.step(np.array([8]))

@@ -1,0 +1,1 @@
+"""Evaluation (agents.eval): matches, intervals, Elo and leagues."""

@@ -1,0 +1,1 @@
+"""Cards, rule sets, yaku scoring and the rule book's golden cases (RULES.md)."""
