@@ -80,8 +80,10 @@ def shuffled_deck(seed: int, deal_count: int) -> list[int]:
 
 
 # ----------------------------------------------------------------------------- scoring
-def yaku_points(pile: set[int] | frozenset[int], rules: RuleSet) -> dict[str, int]:
-    """Every standing yaku of a capture pile with its points (RULES.md §2.3, §2.8, §2.9)."""
+def yaku_points(pile: set[int] | frozenset[int], rules: RuleSet, called: bool = False
+                ) -> dict[str, int]:
+    """Every standing yaku of a capture pile with its points (RULES.md §2.3, §2.8–2.10);
+    ``called``: its holder called koi-koi in the round (the raised sake yaku of §2.10)."""
     pts = rules.points
     extra = pts.extra_card
     yaku: dict[str, int] = {}
@@ -96,24 +98,28 @@ def yaku_points(pile: set[int] | frozenset[int], rules: RuleSet) -> dict[str, in
         yaku["sanko"] = pts.sanko
 
     animals = len(pile & ANIMALS)
+    both_animal_yaku = rules.tane_with_ino_shika_cho  # §2.10: tane counts the further ones
     if INO_SHIKA_CHO <= pile:
-        yaku["ino_shika_cho"] = pts.ino_shika_cho + extra * (animals - 3)
-    elif animals >= 5:
+        yaku["ino_shika_cho"] = pts.ino_shika_cho + (0 if both_animal_yaku
+                                                      else extra * (animals - 3))
+    if animals >= 5 and (both_animal_yaku or not INO_SHIKA_CHO <= pile):
         yaku["tane"] = pts.tane + extra * (animals - 5)
 
     ribbons = len(pile & RIBBONS)
     red, blue = RED_POETRY <= pile, BLUE_POETRY <= pile
+    with_tan = rules.tan_with_poetry_ribbons  # §2.10: tan counts the further ribbons
+    further = 0 if with_tan else extra
     if red and blue and rules.akatan_aotan != "separate":
-        base = 10 if rules.akatan_aotan == "combined-10" else 15
+        base = 15 if rules.akatan_aotan == "combined-15" else 10
         # in the rule set's unit: what a further card adds, at least 1 (a table whose further
         # cards add nothing keeps the pair's 10 or 15)
-        yaku["akatan_aotan"] = base * max(extra, 1) + extra * (ribbons - 6)
-    else:
+        yaku["akatan_aotan"] = base * max(extra, 1) + further * (ribbons - 6)
+    if rules.akatan_aotan in ("separate", "combined-plus-each") or not (red and blue):
         if red:
-            yaku["akatan"] = pts.akatan + extra * (ribbons - 3)
+            yaku["akatan"] = pts.akatan + further * (ribbons - 3)
         if blue:
-            yaku["aotan"] = pts.aotan + extra * (ribbons - 3)
-    if not (red or blue) and ribbons >= 5:
+            yaku["aotan"] = pts.aotan + further * (ribbons - 3)
+    if (with_tan or not (red or blue)) and ribbons >= 5:
         yaku["tan"] = pts.tan + extra * (ribbons - 5)
 
     chaff = len(pile & CHAFF) + (1 if rules.sake_cup_is_chaff and SAKE_CUP in pile else 0)
@@ -121,16 +127,17 @@ def yaku_points(pile: set[int] | frozenset[int], rules: RuleSet) -> dict[str, in
         yaku["kasu"] = pts.kasu + extra * (chaff - 10)
 
     washed = rules.rain_washes_sake and rain
+    raised = called and rules.sake_after_koikoi is not None
     if rules.hanami_tsukimi and not washed and SAKE_CUP in pile:
         if CURTAIN in pile:
-            yaku["hanami_zake"] = pts.hanami_zake
+            yaku["hanami_zake"] = rules.sake_after_koikoi if raised else pts.hanami_zake
         if MOON in pile:
-            yaku["tsukimi_zake"] = pts.tsukimi_zake
+            yaku["tsukimi_zake"] = rules.sake_after_koikoi if raised else pts.tsukimi_zake
     return {name: p for name, p in yaku.items() if p}
 
 
-def yaku_total(pile: set[int], rules: RuleSet) -> int:
-    return sum(yaku_points(pile, rules).values())
+def yaku_total(pile: set[int], rules: RuleSet, called: bool = False) -> int:
+    return sum(yaku_points(pile, rules, called).values())
 
 
 def hand_yaku(hand: set[int], rules: RuleSet) -> tuple[str, int] | None:
@@ -197,7 +204,8 @@ class ReferenceGame:
         while True:
             if deck is None:
                 deck = self._next_deck()
-            while self._four_of_a_month(deck[16:24]):
+            while self._four_of_a_month(deck[16:24]) or self.rules.redeal_hand_four and (
+                    self._four_of_a_month(deck[0:8]) or self._four_of_a_month(deck[8:16])):
                 self.coverage["redeal"] += 1
                 deck = self._next_deck()
             other = 1 - self.dealer
@@ -263,6 +271,8 @@ class ReferenceGame:
             self.coverage["koikoi_call"] += 1
             if self.calls[0] + self.calls[1] > 1:
                 self.coverage["koikoi_call_again"] += 1
+            # §2.10: the next turn's "made yaku" starts from the raised sake yaku
+            self.last_total[me] = yaku_total(self.piles[me], self.rules, True)
             self._pass_turn()
         return self._out
 
@@ -300,7 +310,7 @@ class ReferenceGame:
         me = self.mover
         self.turn += 1
         self._note_pile(self.piles[me])
-        total = yaku_total(self.piles[me], self.rules)
+        total = yaku_total(self.piles[me], self.rules, self.calls[me] > 0)
         made = total > self.last_total[me]
         if total < self.last_total[me]:
             self.coverage["total_went_down"] += 1
@@ -338,10 +348,21 @@ class ReferenceGame:
 
     # ------------------------------------------------------------- round end
     def _win(self, seat: int, reason: str) -> None:
-        yaku = yaku_points(self.piles[seat], self.rules)
+        yaku = yaku_points(self.piles[seat], self.rules, self.calls[seat] > 0)
         base = sum(yaku.values())
         multiplier = self._multiplier(base, self.calls[1 - seat] > 0)
+        base, multiplier = self._own_calls(base, multiplier, self.calls[seat])
         self._finish(seat, base, multiplier, reason, yaku)
+
+    def _own_calls(self, base: int, multiplier: int, calls: int) -> tuple[int, int]:
+        """§2.10: the winner's own c calls add c points up to three, from four on they
+        multiply the total by c - 2."""
+        if not self.rules.own_koikoi_bonus or calls == 0:
+            return base, multiplier
+        self.coverage["own_call_bonus" if calls <= 3 else "own_call_multiplier"] += 1
+        if calls <= 3:
+            return base + calls, multiplier
+        return base, multiplier * (calls - 2)
 
     def _multiplier(self, base: int, loser_called: bool) -> int:
         """§2.5 steps 2 and 3; many koi-koi calls by the loser still double only once."""
@@ -362,7 +383,9 @@ class ReferenceGame:
             self.coverage["exhausted_after_koikoi"] += 1
         quiet = not called and self.last_total == [0, 0]
         winner, base, multiplier = -1, 0, 1
-        if quiet and rule in ("dealer-wins", "highest-total"):
+        if rule == "dealer-wins-always":  # §2.10: whatever was called
+            winner, base = self.dealer, self.rules.exhaustion_points
+        elif quiet and rule in ("dealer-wins", "highest-total"):
             winner, base = self.dealer, self.rules.exhaustion_points
         elif quiet and rule == "non-dealer-wins":
             winner, base = 1 - self.dealer, self.rules.exhaustion_points
@@ -372,11 +395,13 @@ class ReferenceGame:
             winner = self.dealer if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
             base = totals[winner]
             multiplier = self._multiplier(base, self.calls[1 - winner] > 0)
+            base, multiplier = self._own_calls(base, multiplier, self.calls[winner])
             self.coverage["highest_total_win"] += 1
         reason = "no-game" if winner < 0 else "exhaustion-win"
         self.coverage[reason] += 1
         scored_by_yaku = called and rule == "highest-total"
-        yaku = yaku_points(self.piles[winner], self.rules) if scored_by_yaku else {}
+        yaku = (yaku_points(self.piles[winner], self.rules, self.calls[winner] > 0)
+                if scored_by_yaku else {})
         self._finish(winner, base, multiplier, reason, yaku)
 
     def _finish(self, winner: int, base: int, multiplier: int, reason: str,
@@ -409,6 +434,10 @@ class ReferenceGame:
         reached = target is not None and max(self.won) >= target
         if reached:
             self.coverage["target_reached"] += 1
+        stake = self.rules.starting_points
+        if stake is not None and min(self.scores) + stake <= 0:  # §2.10: out of points
+            self.coverage["stake_lost"] += 1
+            reached = True
         if self.round_index >= self.rules.rounds or reached:
             a, b = self.scores
             self._out.matches.append({"winner": 0 if a > b else (1 if b > a else -1),

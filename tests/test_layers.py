@@ -21,7 +21,7 @@ ENV_LAYERS = [
     {"deals"},
     {"core", "game_scoring"},
     {"game"},
-    {"observation", "rendering", "env_options"},
+    {"observation", "rendering", "env_options", "records"},
     {"rewards"},
     {"koikoi_v0", "gym_env", "vector_env"},
     {"__init__"},

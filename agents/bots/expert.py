@@ -348,7 +348,8 @@ class ExpertAgent(Agent):
             np.concatenate([pos.breakdown, self._scorer.breakdown(opp_pile, view.opp_called[r])]),
             np.concatenate([pos.my_calls, view.opp_calls[r]]))
         p_me, p_opp = _race_probabilities(q[:n], q[n:], pos.my_turns, view.opp_hand_n[r])
-        exhaust = self._exhaustion_value(view, r, pos, opp_total)
+        exhaust = self._exhaustion_value(view, r, pos.total, opp_total, pos.me_called,
+                                         pos.my_calls)
         probs, score = probs.T, score.T  # (positions, events) views
         return _Race(p_me, p_opp, win[:n], win[n:], pot[:n], pot[n:], probs[:n], score[:n],
                      probs[n:], score[n:], exhaust)
@@ -384,7 +385,8 @@ class ExpertAgent(Agent):
         return chances
 
     def _events(self, pile: np.ndarray, chances: np.ndarray, total: np.ndarray,
-                loser_called: np.ndarray, breakdown: np.ndarray, winner_calls: np.ndarray
+                loser_called: np.ndarray, breakdown: np.ndarray,
+                winner_calls: np.ndarray | int = 0
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Chance of improving the yaku total, the score if so, expected yaku gains, and
         (events, N) chances and scores of each way to improve.
@@ -423,12 +425,13 @@ class ExpertAgent(Agent):
         pot = (probs * gains).sum(axis=0)
         return q, win, pot, probs, score
 
-    def _exhaustion_value(self, view: View, r: np.ndarray, pos: _Positions,
-                          opp_total: np.ndarray) -> np.ndarray:
+    def _exhaustion_value(self, view: View, r: np.ndarray, total: np.ndarray,
+                          opp_total: np.ndarray, me_called: np.ndarray,
+                          my_calls: np.ndarray | None = None) -> np.ndarray:
         """What both hands running out would be worth to me (§2.6, §2.8, §2.10
-        on_exhaustion)."""
+        on_exhaustion); ``my_calls``: my koi-koi calls (default ``me_called``'s one)."""
         rules = self.rules
-        total, me_called = pos.total, pos.me_called
+        my_calls = me_called.astype(np.int64) if my_calls is None else my_calls
         called = me_called | view.opp_called[r]
         dealer = view.is_dealer[r]
         pts = float(rules.exhaustion_points)
@@ -441,7 +444,7 @@ class ExpertAgent(Agent):
             value = np.where(quiet, np.where(dealer != bool(offset), pts, -pts), value)
         if rules.on_exhaustion == "highest-total":
             i_win = (total > opp_total) | ((total == opp_total) & dealer)
-            mine = round_points(total, view.opp_called[r], rules, pos.my_calls)
+            mine = round_points(total, view.opp_called[r], rules, my_calls)
             theirs = round_points(opp_total, me_called, rules, view.opp_calls[r])
             value = np.where(called, np.where(i_win, mine, -theirs), value)
         return value

@@ -192,19 +192,13 @@ class Trainer:
         self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
         self.saved_update: int | None = None  # of checkpoints/latest.pt
         self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
-        # decisions of game records to clone, read now: a bad file fails before any folder
+        # the decisions of cfg.warmstart_records, once read (warm_start.load_records)
         self.record_decisions: dict[str, np.ndarray] | None = None
-        if not self.warm_started and not resuming:  # a bad teacher file fails before any folder
-            if cfg.warmstart_records is not None:
-                from agents.train.warm_start import collect_record_games
-
-                self.record_decisions = collect_record_games(cfg, self.rules,
-                                                             with_hidden=self.critic is not None)
-            else:
-                try:
-                    read_policy_files([cfg.warmstart_teacher])
-                except CheckpointError as error:
-                    raise CheckpointError(f"warmstart_teacher: {error}") from None
+        if not self.warm_started and not resuming and cfg.warmstart_records is None:
+            try:  # a bad teacher file fails before any folder
+                read_policy_files([cfg.warmstart_teacher])
+            except CheckpointError as error:
+                raise CheckpointError(f"warmstart_teacher: {error}") from None
 
     def _load_initial_weights(self, path: str) -> None:
         try:

@@ -106,6 +106,11 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
                               "larger total_decisions=N to train it further")
     else:
         trainer = Trainer(cfg, "")  # a bad setting fails here, before any folder is made
+    if not trainer.warm_started:  # a bad game record too
+        from agents.train.warm_start import load_records
+
+        load_records(trainer)
+    if resume is None:
         run_dir = claim_run_dir(cfg, run_dir)
         trainer.run_dir = run_dir
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(

@@ -132,13 +132,23 @@ def collect_record_games(cfg: PPOConfig, rules: RuleSet, with_hidden: bool = Fal
     return data
 
 
+def load_records(trainer: Trainer) -> None:
+    """Read the run's ``warmstart_records`` into ``trainer.record_decisions``, once (a run
+    does it before it makes its folder, so a bad record changes nothing)."""
+    if trainer.record_decisions is None and trainer.cfg.warmstart_records is not None:
+        trainer.record_decisions = collect_record_games(trainer.cfg, trainer.rules,
+                                                        with_hidden=trainer.critic is not None)
+
+
 def record_batches(data: dict[str, np.ndarray], size: int, generator: np.random.Generator
                    ) -> Any:
-    """Batches of ``size`` record decisions, shuffled anew on each pass, without end."""
+    """Batches of ``size`` record decisions (all of them if fewer), shuffled anew on each
+    pass, without end; a pass's remainder smaller than a batch waits for the next pass."""
     n = len(data["action"])
+    size = min(size, n)
     while True:
         order = generator.permutation(n)
-        for start in range(0, n, size):
+        for start in range(0, n - size + 1, size):
             rows = order[start:start + size]
             yield {key: value[rows] for key, value in data.items()}
 
@@ -195,6 +205,7 @@ def warm_start(trainer: Trainer, env: KoiKoiVectorEnv, writer: Any,
     from agents.bots.registry import make_agent
 
     cfg = trainer.cfg
+    load_records(trainer)
     records = trainer.record_decisions
     if records is None:
         teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)

@@ -19,6 +19,7 @@ from agents import files
 from agents.bots.network import ActorCritic
 from agents.bots.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
 from agents.files import atomic_write_bytes
+from hanafuda_env.observation import OBS_DIM
 
 
 def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
@@ -26,7 +27,7 @@ def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
     path = tmp_path / "ckpt.pt"
     save_checkpoint(path, {"model": net.state_dict(), "network": {"hidden": 16, "layers": 2}})
     agent = PolicyAgent.load(path)
-    obs = np.random.default_rng(0).random((3, 303), dtype=np.float32)
+    obs = np.random.default_rng(0).random((3, OBS_DIM), dtype=np.float32)
     mask = np.zeros((3, 98), dtype=bool)
     mask[:, [5, 9]] = True
     assert set(agent.act(obs, mask).tolist()) <= {5, 9}
@@ -92,7 +93,7 @@ def test_checkpoints_for_other_observation_or_action_sizes_are_refused(tmp_path)
         path = tmp_path / "other.pt"
         save_checkpoint(path, {"model": ActorCritic(hidden=8, layers=1, **sizes).state_dict(),
                                "network": {"hidden": 8, "layers": 1, **sizes}})
-        with pytest.raises(CheckpointError, match="obs_dim=303 and give n_actions=98"):
+        with pytest.raises(CheckpointError, match=f"obs_dim={OBS_DIM} and give n_actions=98"):
             PolicyAgent.load(path)
 
 
@@ -110,10 +111,9 @@ def test_a_checkpoint_without_its_weights_or_its_network_is_refused(tmp_path: Pa
     assert set(load_checkpoint(path)) >= {"model", "network"}
 
 
-def test_a_checkpoint_trained_on_another_observation_version_warns(tmp_path: Path) -> None:
-    """Observation entries whose meaning differs between versions (version 1 holds the match
-    lead twice over) leave a checkpoint loadable, but the user is told that it plays on
-    unfamiliar inputs; a checkpoint without an observation version is one of version 1."""
+def test_a_checkpoint_of_another_observation_version_is_refused(tmp_path: Path) -> None:
+    """Its network would read other inputs than it was trained on: refused by name, one
+    without a version too; what save_checkpoint writes loads."""
     import torch
 
     from agents.bots.policy import CHECKPOINT_FORMAT
@@ -121,11 +121,13 @@ def test_a_checkpoint_trained_on_another_observation_version_warns(tmp_path: Pat
 
     payload = {"model": ActorCritic(hidden=8, layers=1).state_dict(),
                "network": {"hidden": 8, "layers": 1}}
-    path = tmp_path / "old.pt"
-    torch.save({"format": CHECKPOINT_FORMAT, **payload}, path)  # no observation version
-    with pytest.warns(UserWarning, match=f"observation version 1, this code encodes "
-                                         f"version {OBS_VERSION}"):
-        assert set(load_checkpoint(path)) >= {"model", "network"}
+    path = tmp_path / "other.pt"
+    for version in (None, OBS_VERSION - 1):
+        stamp = {} if version is None else {"observation_version": version}
+        torch.save({"format": CHECKPOINT_FORMAT, **stamp, **payload}, path)
+        with pytest.raises(CheckpointError, match=f"trained on observation version {version}, "
+                                                  f"but this code encodes version {OBS_VERSION}"):
+            load_checkpoint(path)
     save_checkpoint(path, payload)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

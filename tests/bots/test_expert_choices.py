@@ -146,6 +146,9 @@ EXHAUSTION_VALUES = [
     ({OPEN: "highest-total"}, False, 2, 2, True, False, -4),  # the dealer's 2, x2: I called
     ({OPEN: "highest-total"}, False, 2, 2, False, True, -2),
     ({OPEN: "highest-total"}, True, 8, 1, True, False, 16),  # 7 or more doubles
+    ({"preset": "koikoi-japan"}, True, 3, 2, True, False, 1),  # §2.10: the dealer's point,
+    ({"preset": "koikoi-japan"}, False, 0, 0, False, True, -1),  # koi-koi called or not
+    ({OPEN: "highest-total", "own_koikoi_bonus": True}, True, 3, 1, True, False, 4),  # +1 call
 ]
 
 

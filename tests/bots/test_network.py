@@ -12,12 +12,13 @@ from agents.bots.network import ActorCritic, sample_actions
 from agents.bots.policy import PolicyAgent, save_checkpoint
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.ppo import masked_entropy
+from hanafuda_env.observation import OBS_DIM
 
 
 def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:
     torch.manual_seed(0)
     net = ActorCritic(hidden=32)
-    obs = torch.randn(512, 303)
+    obs = torch.randn(512, OBS_DIM)
     mask = torch.rand(512, 98) < 0.05
     mask[torch.arange(512), torch.randint(0, 98, (512,))] = True
     logits, values = net(obs, mask)
@@ -39,7 +40,7 @@ def test_single_legal_action_has_zero_entropy() -> None:
     net = ActorCritic(hidden=16)
     mask = torch.zeros(4, 98, dtype=torch.bool)
     mask[:, 96] = True
-    logits, _ = net(torch.randn(4, 303), mask)
+    logits, _ = net(torch.randn(4, OBS_DIM), mask)
     log_probs = torch.log_softmax(logits, dim=-1)
     assert torch.allclose(masked_entropy(log_probs, mask), torch.zeros(4), atol=1e-6)
 

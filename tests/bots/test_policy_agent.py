@@ -34,7 +34,8 @@ def test_policy_agent_takes_any_float_and_mask_dtype() -> None:
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    (lambda obs, mask: (obs[0], mask[0]), r"obs must have shape \(B, 303\), got \(303,\)"),
+    (lambda obs, mask: (obs[0], mask[0]),
+     rf"obs must have shape \(B, {OBS_DIM}\), got \({OBS_DIM},\)"),
     (lambda obs, mask: (obs, mask[:, :96]), r"mask must have shape \(3, 98\), got \(3, 96\)"),
     (lambda obs, mask: (obs, np.where(np.arange(3)[:, None] == 1, False, mask)),
      "row 1 of the mask allows no action"),
@@ -69,7 +70,7 @@ def test_policy_value_takes_any_dtype_and_refuses_a_wrong_layout() -> None:
     expected = agent.value(obs, mask)
     np.testing.assert_allclose(agent.value(obs.astype(np.float64), mask.astype(np.int8)),
                                expected, rtol=1e-6)
-    with pytest.raises(ValueError, match=r"obs must have shape \(B, 303\)"):
+    with pytest.raises(ValueError, match=rf"obs must have shape \(B, {OBS_DIM}\)"):
         agent.value(obs[0], mask[0])
 
 

@@ -1,7 +1,11 @@
-"""The notebooks run end to end on tiny settings, so they never rot."""
+"""The notebooks run end to end on tiny settings, so they never rot, through the script
+that runs them (scripts/run_notebooks.py), which never replaces the committed outputs
+unless asked to."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -24,14 +28,24 @@ TINY = {
 }
 
 
-def run_notebook(name: str, env: dict[str, str], monkeypatch) -> nbformat.NotebookNode:
+def _runner():
+    path = NOTEBOOKS.parent / "scripts" / "run_notebooks.py"
+    spec = importlib.util.spec_from_file_location("run_notebooks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_notebook(name: str, env: dict[str, str], monkeypatch,
+                 out_dir: Path) -> nbformat.NotebookNode:
+    """Execute a notebook into ``out_dir``; the committed file stays byte for byte."""
     for key, value in env.items():
         monkeypatch.setenv(key, value)  # the kernel inherits the test's environment
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
-    client.execute()
-    return nb
+    committed = hashlib.sha256((NOTEBOOKS / name).read_bytes()).hexdigest()
+    written = _runner().run_notebook(name, out_dir, timeout=300)
+    assert written == out_dir / name
+    assert hashlib.sha256((NOTEBOOKS / name).read_bytes()).hexdigest() == committed
+    return nbformat.read(written, as_version=4)
 
 
 def outputs_text(nb) -> str:
@@ -42,8 +56,8 @@ def outputs_text(nb) -> str:
     return "\n".join(parts)
 
 
-def test_koikoi_decision_value_notebook_runs(monkeypatch) -> None:
-    nb = run_notebook("koikoi_decision_value.ipynb", TINY, monkeypatch)
+def test_koikoi_decision_value_notebook_runs(monkeypatch, tmp_path) -> None:
+    nb = run_notebook("koikoi_decision_value.ipynb", TINY, monkeypatch, tmp_path)
     text = outputs_text(nb)
     assert "stop branch scores exactly the rules' round points: True" in text
     assert "agent studied: expert" in text
@@ -54,7 +68,7 @@ def test_koikoi_decision_value_notebook_runs(monkeypatch) -> None:
 
 def test_agent_benchmark_notebook_runs_without_a_run(monkeypatch, tmp_path) -> None:
     env = dict(TINY, KOIKOI_RUN_DIR=str(tmp_path / "missing"))
-    nb = run_notebook("agent_benchmark.ipynb", env, monkeypatch)
+    nb = run_notebook("agent_benchmark.ipynb", env, monkeypatch, tmp_path / "out")
     text = outputs_text(nb)
     assert "no training run found" in text
     assert "elo" in text.lower()
@@ -70,7 +84,8 @@ def test_agent_benchmark_notebook_reads_tensorboard_logs(monkeypatch, tmp_path) 
     writer.close()
     env = dict(TINY, KOIKOI_RUN_DIR=str(run))
     assert os.path.isdir(run)
-    text = outputs_text(run_notebook("agent_benchmark.ipynb", env, monkeypatch))
+    text = outputs_text(run_notebook("agent_benchmark.ipynb", env, monkeypatch,
+                                     tmp_path / "out"))
     assert "eval/win_rate_vs_random: 5 points, last 0.9" in text
 
 
@@ -96,3 +111,9 @@ def test_agent_benchmark_notebook_prefers_the_newest_run_with_a_policy(monkeypat
     assert found["RUN"] == trained and found["CKPT"] == trained / "checkpoints" / "latest.pt"
     (trained / "checkpoints" / "latest.pt").unlink()
     assert found["find_run"]() == warm_only
+
+
+def test_the_runner_refuses_an_unknown_notebook_by_name(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="no notebook 'nope.ipynb' in .* "
+                                                "agent_benchmark.ipynb"):
+        _runner().run_notebook("nope.ipynb", tmp_path)

@@ -16,6 +16,7 @@ from agents.bots.network import ActorCritic
 from agents.bots.policy import save_checkpoint
 from agents.train.config import ConfigError, PPOConfig
 from cli.commands import program, train_command
+from hanafuda_env.observation import OBS_DIM
 from tests.helpers.paths import ROOT, SMOKE
 
 
@@ -205,10 +206,10 @@ def test_a_bad_opponent_checkpoint_fails_before_the_run_folder_is_made(tmp_path,
                           "network": {"obs_dim": 100, "hidden": 8, "layers": 1}})
     assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "run"),
                        f"baselines=[random, {bad}]"]) == 2
-    assert "obs_dim=303" in capsys.readouterr().err
+    assert f"obs_dim={OBS_DIM}" in capsys.readouterr().err
     assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "run"),
                        f"eval_opponents=[{bad}]"]) == 2  # not at the first evaluation
-    assert "obs_dim=303" in capsys.readouterr().err
+    assert f"obs_dim={OBS_DIM}" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
 

@@ -197,19 +197,17 @@ def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
 def test_resume_errors_name_what_is_missing(tmp_path, capsys) -> None:
     from agents.bots.policy import save_checkpoint
 
-    # a checkpoint without the evaluation opponents' weights, whose opponent file is gone
-    rival = tmp_path / "rival.pt"
-    run_training(_smoke(), run_dir=tmp_path / "first")
-    rival.write_bytes((tmp_path / "first" / "checkpoints" / "latest.pt").read_bytes())
+    # a checkpoint without one of the parts of a training state: named, nothing written
     old = tmp_path / "old"
-    run_training(_smoke(total_decisions=2048, eval_opponents=[str(rival)], eval_interval=1,
-                        eval_matches=2), run_dir=old, stop_after=1)
+    run_training(_smoke(total_decisions=2048), run_dir=old, stop_after=1)
     payload = load_checkpoint(old / "checkpoints" / "latest.pt")
     del payload["eval_weights"]
     save_checkpoint(old / "checkpoints" / "latest.pt", payload)
-    rival.unlink()
+    before = sorted(p.name for p in old.rglob("*"))
     assert train.main(["--resume", str(old)]) == 2
-    assert f"checkpoint {str(rival)!r} does not exist" in capsys.readouterr().err
+    assert "does not hold a training state this run can resume (missing 'eval_weights')" in (
+        capsys.readouterr().err)
+    assert sorted(p.name for p in old.rglob("*")) == before
     # latest.pt deleted but numbered checkpoints left: no silent start over
     (old / "checkpoints" / "latest.pt").unlink()
     assert train.main(["--resume", str(old)]) == 2

@@ -156,15 +156,6 @@ def test_fork_refuses_what_is_not_a_game_index(games, copies, seed) -> None:
     assert core.fork(np.uint8(3)).hands[0].tolist() == core.hands[3].tolist()
 
 
-def test_the_core_exports_the_seed_helpers_of_seeding() -> None:
-    """The seed helpers live in hanafuda_env.seeding; hanafuda_env.core exports the same
-    objects, so code may import them from either."""
-    from hanafuda_env import core, seeding
-
-    for name in ("game_seeds", "lone_game_seeds", "splitmix64", "check_seed_value"):
-        assert getattr(core, name) is getattr(seeding, name)
-
-
 def test_seed_checks_refuse_none_unless_allowed() -> None:
     """None is a seed only where the caller allows it; a list of game seeds may not hold
     None."""

@@ -26,13 +26,16 @@ def expected_text(game: KoiKoiGame, seat: int) -> str:
         return f"at least {clip}" if value >= clip else str(value)
 
     def pile(whose: str, s: int) -> str:
-        called = ", called koi-koi" if game.koikoi_calls[s] else ""
+        calls = game.koikoi_calls[s]
+        called = (", called koi-koi" + (f" {calls} times" if calls > 1 else "")) if calls else ""
         return (f"{whose} pile: {C.describe(game.piles[s])}  (yaku total at its last turn's "
                 f"end {total(game.yaku_total[s])}{called})")
 
     diff = game.match_score[seat]  # zero-sum: the lead
     score = (f"at least {clip:+d}" if diff >= clip else f"at most {-clip:+d}"
              if diff <= -clip else f"{diff:+d}")
+    stake = game.rules.starting_points
+    left = "" if stake is None else f", points left {stake + diff}"
     waiting = (f", card waiting: {C.card_name(game.pending)}" if game.pending >= 0 else "")
     hidden = game.hands[other] | C.mask_of(game.stock[game.stock_pos:])
     rounds = game.rules.rounds
@@ -46,18 +49,19 @@ def expected_text(game: KoiKoiGame, seat: int) -> str:
         f"{STOCK_SIZE - game.stock_pos} in the stock: {C.describe(hidden)}",
         f"{'dealer' if game.dealer == seat else 'not dealer'}, "
         f"{rounds - game.round_index} of {rounds} rounds left (this one included), "
-        f"match lead {score}",
+        f"match lead {score}{left}",
     ])
 
 
 @pytest.mark.parametrize("rules", [{"preset": "nintendo", "rounds": 24},  # leads past 100
-                                   {"preset": "ten-base", "rounds": 6}])
+                                   {"preset": "ten-base", "rounds": 6},
+                                   {"preset": "koikoi-japan"}])
 def test_every_line_says_what_the_player_sees(rules: dict) -> None:
     """Random play with koi-koi called often, so calls, pending cards, both seats, clipped
     totals and scores all show up; every line is compared whole."""
     game = KoiKoiGame(rules, seed=11)
     rng = np.random.default_rng(11)
-    seen = {"pending": 0, "called": 0, "clipped": 0, "not dealer": 0}
+    seen = {"pending": 0, "called": 0, "clipped": 0, "not dealer": 0, "times": 0}
     for _ in range(1500):
         for seat in (0, 1):
             text = describe_observation(encode_game(game, seat), game.rules)
@@ -66,10 +70,13 @@ def test_every_line_says_what_the_player_sees(rules: dict) -> None:
             seen["called"] += "called koi-koi" in text
             seen["clipped"] += "at least" in text or "at most" in text
             seen["not dealer"] += "not dealer" in text
+            seen["times"] += " times)" in text
         legal = np.flatnonzero(game.legal_action_mask())
         game.step(97 if 97 in legal and rng.random() < 0.8 else int(rng.choice(legal)))
-    if rules["preset"] == "ten-base":  # its clip is 1000 points: set beyond it below
-        seen.pop("clipped")
+    if rules["preset"] != "nintendo":  # clips are set beyond below; one call a round in
+        seen.pop("clipped")           # nintendo (no "times")
+    else:
+        seen.pop("times")
     assert all(seen.values()), seen
 
 

@@ -20,7 +20,7 @@ from hanafuda_env.rules import (
 
 
 def test_presets_are_named_and_default_is_nintendo() -> None:
-    assert set(PRESETS) == {"nintendo", "ten-base"}
+    assert set(PRESETS) == {"nintendo", "ten-base", "koikoi-japan"}
     assert PRESETS["nintendo"] is NINTENDO and PRESETS["ten-base"] is TEN_BASE
     assert RuleSet() == NINTENDO
     assert NINTENDO.name == "nintendo" and TEN_BASE.name == "ten-base"
