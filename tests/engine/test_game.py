@@ -20,6 +20,7 @@ from hanafuda_env.seeding import game_seeds, splitmix64
 RULE_SETS = {
     "nintendo": "nintendo",
     "ten-base": "ten-base",
+    "koikoi-japan": "koikoi-japan",
     "multiple-koikoi": {"multiple_koikoi": True, "on_exhaustion": "non-dealer-wins"},
     "dealer-wins": {"on_exhaustion": "dealer-wins", "rounds": 3},
     "highest-total": {"on_exhaustion": "highest-total", "next_dealer": "alternate"},

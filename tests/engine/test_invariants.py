@@ -18,6 +18,7 @@ from hanafuda_env.core import (
 from hanafuda_env.observation import SCALAR_INDEX, SCORE_CLIP, encode_observations, score_unit
 from hanafuda_env.results import END_NAMES, StepOutcome
 from hanafuda_env.rules import RuleSet
+from hanafuda_env.scoring import round_score
 
 N_GAMES = 48
 N_STEPS = 300
@@ -29,6 +30,7 @@ RULE_SETS = {
     "ten-base": {"preset": "ten-base"},
     "multiple-koikoi": {"multiple_koikoi": True, "on_exhaustion": "dealer-wins"},
     "short-matches": {"rounds": 3, "target_score": 8, "next_dealer": "alternate"},
+    "koikoi-japan": {"preset": "koikoi-japan"},
 }
 
 
@@ -94,14 +96,22 @@ def assert_results_consistent(core: KoiKoiCore, outcome) -> None:
     won = rounds.winner >= 0
     assert np.array_equal(rounds.points, np.where(won, rounds.base * rounds.multiplier, 0))
     assert (rounds.points >= 0).all()
-    assert np.isin(rounds.multiplier, (1, 2, 4)).all()
     seat = np.maximum(rounds.winner, 0)
+    rows = np.arange(len(rounds))
+    own_calls = rounds.koikoi_calls[rows, seat]
+    loser_called = rounds.koikoi_calls[rows, 1 - seat] > 0
+    if not core.rules.own_koikoi_bonus:  # the doublings of §2.5 alone
+        assert np.isin(rounds.multiplier, (1, 2, 4)).all()
     assert np.array_equal(rounds.reward[np.arange(len(rounds)), seat],
                           np.where(won, rounds.points, 0))
     assert ((rounds.turns >= 0) & (rounds.turns <= MAX_TURNS)).all()
     by_yaku = np.isin(rounds.reason, [END_NAMES.index(n) for n in
                                       ("stop", "yaku-after-koikoi", "yaku-on-last-card")])
-    assert (rounds.yaku.sum(axis=1)[by_yaku] == rounds.base[by_yaku]).all()
+    # a yaku win scores its yaku as the rules say (§2.5; the own-call bonus of §2.10)
+    base, multiplier = round_score(rounds.yaku.sum(axis=1)[by_yaku], loser_called[by_yaku],
+                                   core.rules, own_calls[by_yaku])
+    assert np.array_equal(base, rounds.base[by_yaku])
+    assert np.array_equal(multiplier, rounds.multiplier[by_yaku])
     assert (rounds.winner[rounds.reason == END_NAMES.index("no-game")] == -1).all()
     assert (matches.winner == np.where(matches.scores[:, 0] > matches.scores[:, 1], 0,
                                        np.where(matches.scores[:, 1] > matches.scores[:, 0],
@@ -151,8 +161,8 @@ def assert_lead_observed(core: KoiKoiCore, won: np.ndarray) -> None:
 
 
 class MatchTally:
-    """Match scores kept from the round rows alone (RULES §2.8), checked against every match
-    row that a step or a reset reports."""
+    """Match scores kept from the round rows alone (RULES §2.8, §2.10), checked against every
+    match row that a step or a reset reports."""
 
     def __init__(self, n_games: int, rules: RuleSet):
         self.rules = rules
@@ -171,9 +181,10 @@ class MatchTally:
             self.score[g] += rounds.reward[k]
             self.won[g] += np.maximum(rounds.reward[k], 0)
             self.index[g] += 1
-            target = self.rules.target_score
+            target, stake = self.rules.target_score, self.rules.starting_points
             if self.rules.rounds > self.index[g] and (target is None
-                                                      or self.won[g].max() < target):
+                                                      or self.won[g].max() < target) and (
+                    stake is None or stake + self.score[g].min() > 0):
                 continue
             row = np.flatnonzero(matches.game == g)[closed[g]]
             closed[g] += 1

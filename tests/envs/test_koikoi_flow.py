@@ -30,7 +30,8 @@ from tests.helpers.envs import (
 
 # --------------------------------------------------------------------------- PettingZoo
 @pytest.mark.parametrize("kwargs", [{}, {"episode": "match", "rounds": 2},
-                                    {"rules": "ten-base", "episode": "match", "rounds": 1}])
+                                    {"rules": "ten-base", "episode": "match", "rounds": 1},
+                                    {"rules": "koikoi-japan", "episode": "match"}])
 def test_pettingzoo_api(kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # api_test's advice for non-dict envs; reset option

@@ -151,7 +151,7 @@ def test_the_constructor_seed_serves_only_the_first_reset() -> None:
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("rules", ["nintendo", "ten-base",
+@pytest.mark.parametrize("rules", ["nintendo", "ten-base", "koikoi-japan",
                                    {"multiple_koikoi": True, "on_exhaustion": "dealer-wins"}])
 def test_observations_stay_in_the_declared_space(rules):
     env = KoiKoiVectorEnv(128, rules=rules, episode="match", seed=4)
