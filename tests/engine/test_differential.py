@@ -64,6 +64,27 @@ VARIANTS: list[tuple[str, dict, tuple[str, ...]]] = [
     ("target-score", {"target_score": 12}, COMMON + ("target_reached", "match_won")),
 ]
 
+# The KoiKoi-Japan options (RULES.md §2.10) alone, and their preset.
+KOIKOI_JAPAN_VARIANTS: list[tuple[str, dict, tuple[str, ...]]] = [
+    ("koikoi-japan", {"preset": "koikoi-japan"},
+     ("reason:stop", "reason:exhaustion-win", "exhausted_after_koikoi", "koikoi_call_again",
+      "own_call_bonus", "stake_lost", "redeal", "reason:yaku-on-last-card",
+      "pile:all_poetry_ribbons", "yaku:akatan_aotan", "yaku:tan")),
+    ("tane-with-ino-shika-cho", {"tane_with_ino_shika_cho": True}, COMMON + ("yaku:tane",)),
+    ("tan-with-poetry-ribbons", {"tan_with_poetry_ribbons": True},
+     COMMON + ("pile:all_poetry_ribbons", "yaku:tan")),
+    ("combined-plus-each", {"akatan_aotan": "combined-plus-each"},
+     COMMON + ("pile:all_poetry_ribbons", "yaku:akatan_aotan", "yaku:akatan")),
+    ("sake-after-koikoi", {"sake_after_koikoi": 8}, COMMON + ("yaku:hanami_zake",)),
+    ("own-koikoi-bonus", {"own_koikoi_bonus": True, "multiple_koikoi": True},
+     COMMON + ("own_call_bonus", "koikoi_call_again")),
+    ("dealer-wins-always", {"on_exhaustion": "dealer-wins-always", "exhaustion_points": 2},
+     without(COMMON, "reason:no-game") + ("reason:exhaustion-win",)),
+    ("redeal-hand-four", {"redeal_hand_four": True}, COMMON + ("redeal",)),
+    ("starting-points", {"starting_points": 15}, COMMON + ("stake_lost", "match_won")),
+]
+VARIANTS += KOIKOI_JAPAN_VARIANTS
+
 # A first deal where the dealer (seat 0) takes all six poetry ribbons by its third turn
 # under a scripted opening, so both sets are completed in one turn (rare in random play).
 POETRY_DECK = [21, 33, 37, 3, 43, 46, 47, 26,  # dealer: the three blue ribbons

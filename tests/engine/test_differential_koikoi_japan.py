@@ -1,10 +1,9 @@
-"""The KoiKoi-Japan options (RULES.md §2.10) against the plain reference: each option alone
-and the preset, in random play move by move (state, legal actions, round and match results),
-and the scoring of random piles by both yaku tables (before and after a koi-koi call)."""
+"""The KoiKoi-Japan options (RULES.md §2.10) against the plain reference beyond the random
+play of test_differential.py (which plays each option alone and the preset): winners with
+four calls or more, and the scoring of random piles by both yaku tables (before and after a
+koi-koi call)."""
 
 from __future__ import annotations
-
-import zlib
 
 import numpy as np
 import pytest
@@ -12,37 +11,8 @@ import pytest
 from hanafuda_env import cards as C
 from hanafuda_env.rules import RuleSet
 from hanafuda_env.scoring import PileTotals, score_yaku
-from tests.engine.test_differential import COMMON, POETRY_DECK, POETRY_SCRIPT, run_against_reference
+from tests.engine.test_differential import KOIKOI_JAPAN_VARIANTS, run_against_reference
 from tests.reference import to_mask, yaku_points
-
-# (id, rule changes from the Nintendo preset, reference coverage tags that must be reached)
-VARIANTS: list[tuple[str, dict, tuple[str, ...]]] = [
-    ("koikoi-japan", {"preset": "koikoi-japan"},
-     ("reason:stop", "reason:exhaustion-win", "exhausted_after_koikoi", "koikoi_call_again",
-      "own_call_bonus", "stake_lost", "redeal", "reason:yaku-on-last-card",
-      "pile:all_poetry_ribbons", "yaku:akatan_aotan", "yaku:tan")),
-    ("tane-with-ino-shika-cho", {"tane_with_ino_shika_cho": True}, COMMON + ("yaku:tane",)),
-    ("tan-with-poetry-ribbons", {"tan_with_poetry_ribbons": True},
-     COMMON + ("pile:all_poetry_ribbons", "yaku:tan")),
-    ("combined-plus-each", {"akatan_aotan": "combined-plus-each"},
-     COMMON + ("pile:all_poetry_ribbons", "yaku:akatan_aotan", "yaku:akatan")),
-    ("sake-after-koikoi", {"sake_after_koikoi": 8}, COMMON + ("yaku:hanami_zake",)),
-    ("own-koikoi-bonus", {"own_koikoi_bonus": True, "multiple_koikoi": True},
-     COMMON + ("own_call_bonus", "koikoi_call_again")),
-    ("dealer-wins-always", {"on_exhaustion": "dealer-wins-always", "exhaustion_points": 2},
-     tuple(t for t in COMMON if t != "reason:no-game") + ("reason:exhaustion-win",)),
-    ("redeal-hand-four", {"redeal_hand_four": True}, COMMON + ("redeal",)),
-    ("starting-points", {"starting_points": 15}, COMMON + ("stake_lost", "match_won")),
-]
-
-
-@pytest.mark.parametrize("name, changes, needed", VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_core_matches_reference(name: str, changes: dict, needed: tuple[str, ...]) -> None:
-    rules = RuleSet.from_dict(changes)
-    opening = (POETRY_DECK, POETRY_SCRIPT) if "pile:all_poetry_ribbons" in needed else None
-    coverage = run_against_reference(rules, seed=zlib.crc32(name.encode()), opening=opening)
-    missing = [tag for tag in needed if not coverage[tag]]
-    assert not missing, f"{name}: random play never reached {missing}; coverage {coverage}"
 
 
 def test_four_and_more_own_calls_multiply_as_in_the_reference() -> None:
@@ -52,7 +22,8 @@ def test_four_and_more_own_calls_multiply_as_in_the_reference() -> None:
     assert coverage["own_call_multiplier"], coverage
 
 
-@pytest.mark.parametrize("changes", [v[1] for v in VARIANTS[:5]], ids=[v[0] for v in VARIANTS[:5]])
+@pytest.mark.parametrize("changes", [v[1] for v in KOIKOI_JAPAN_VARIANTS[:5]],
+                         ids=[v[0] for v in KOIKOI_JAPAN_VARIANTS[:5]])
 def test_scoring_matches_reference_before_and_after_a_call(changes: dict) -> None:
     rules = RuleSet.from_dict(changes)
     rng = np.random.default_rng(5)
