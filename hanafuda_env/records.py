@@ -312,7 +312,7 @@ def record_rules(match: Match, rules: RuleSpec = None) -> RuleSet:
         return resolve_rules(rules)
     if match.rules is not None:
         try:
-            return RuleSet.from_dict({k: v for k, v in match.rules.items()})
+            return RuleSet.from_dict(match.rules)
         except RuleError as error:
             raise RecordError(f"the record's ruleSet: {error}") from None
     return resolve_rules(RECORD_RULES)
@@ -327,9 +327,12 @@ def replay(match: Match, rules: RuleSpec = None, source: str = "record",
     differs. ``step(game, action)``, when given, makes each move instead of ``game.step``
     and returns its outcome: a caller sees every decision of the record (to learn from it,
     say) with the game as the mover saw it."""
-    rule_set = record_rules(match, rules)
-    step = step or KoiKoiGame.step
     where = _Where(source)
+    try:
+        rule_set = record_rules(match, rules)
+    except RecordError as error:
+        raise RecordError(f"{where}: {error}") from None
+    step = step or KoiKoiGame.step
     if rule_set.rounds != match.n_rounds:
         rule_set = rule_set.replace(rounds=match.n_rounds)
     stake = rule_set.starting_points
@@ -416,8 +419,8 @@ def _replay_turn(game: KoiKoiGame, turn: Turn, where: _Where,
                           "decision")
     elif turn.koikoi is False and not _won_by_mover(steps[-1], seat):
         raise RecordError(f"{where}: the record stops where the rules offer no decision")
-    rows = [row for step in steps for row in step.rounds]
-    return rows, any(step.match_over for step in steps)
+    rows = [row for outcome in steps for row in outcome.rounds]
+    return rows, any(outcome.match_over for outcome in steps)
 
 
 def _capture(field_bits: int, card: int, recorded: list[int], key: str,

@@ -190,3 +190,8 @@ def test_a_file_that_is_not_json_names_itself(tmp_path) -> None:
     path.write_text("{not json", encoding="utf-8")
     with pytest.raises(RecordError, match=r"bad.json: not JSON"):
         read_record(path)
+
+
+def test_a_rule_set_the_record_names_wrongly_is_refused_by_name() -> None:
+    message = broken(lambda d: d["info"].update(ruleSet={"rounds": "eight"}))
+    assert message.startswith("m.json: the record's ruleSet: rule 'rounds' must be an integer")
