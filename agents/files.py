@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hanafuda_env.files import atomic_write_bytes, atomic_write_json, atomic_write_text  # noqa: F401
-
 
 def folder_hint(spec: str) -> str:
     """For an error about ``spec``: the checkpoint to give when it names a run folder."""

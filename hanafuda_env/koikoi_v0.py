@@ -62,6 +62,7 @@ from .env_options import (
     make_options,
     mark_rows,
     not_an_action,
+    one_of,
     seat_rewards,
 )
 from .game import GameStepOutcome, KoiKoiGame
@@ -71,6 +72,7 @@ from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_split
 from .rules import RuleSpec
 
 AGENTS = ("player_0", "player_1")
+RENDER_VIEWERS = (*AGENTS, "mover")  # whose board render() draws; None: both hands
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
 _NO_LEGAL = bytes(NUM_ACTIONS)  # nobody may move: the episode is over
 
@@ -182,7 +184,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     ("points", the default, or "match_win": each round's change in match-win chance, see
     :mod:`hanafuda_env.rewards`), ``round_sigma`` (match_win: one round's margin spread, in
     the rules' ``point_unit``: what a further card adds), ``reward_scale`` (round rewards are
-    multiplied by it), ``seed`` (used by the first ``reset()`` given none), ``render_mode``.
+    multiplied by it), ``seed`` (used by the first ``reset()`` given none), ``render_mode``
+    (``"ansi"``: ``render()`` returns the text board; ``"human"``: it prints the board after
+    every step and on ``render()``) and ``render_viewer`` (whose board it is: ``None``, the
+    default, shows both hands, a spectator's view; ``"player_0"`` or ``"player_1"`` that
+    player's, the other hand face down; ``"mover"`` the player to move's).
 
     ``copy.deepcopy`` and pickling keep the whole state, the game in progress included: a
     copy goes on exactly like the original (e.g. to branch a search).
@@ -196,10 +202,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
                  reward_scale: float = 1.0, reward: str = "points",
                  round_sigma: float = DEFAULT_ROUND_SIGMA, seed: int | None = None,
-                 render_mode: str | None = None, **unknown: Any):
+                 render_mode: str | None = None, render_viewer: str | None = None,
+                 **unknown: Any):
         check_unknown(unknown, ("rules", "rounds", "target_score", "episode", "illegal_action",
                                 "illegal_reward", "reward_scale", "reward", "round_sigma",
-                                "seed", "render_mode"), "koikoi_v0")
+                                "seed", "render_mode", "render_viewer"), "koikoi_v0")
         super().__init__()
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode,
                                                 illegal_action, illegal_reward, reward_scale)
@@ -207,7 +214,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.reward, self.round_sigma = reward, float(round_sigma)
         self._paid_key = ROW_FIELDS[reward]  # round rows' key of what they pay each seat
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.render_mode = render_mode
+        if render_viewer is not None and render_viewer not in RENDER_VIEWERS:
+            raise ValueError(one_of("render_viewer", render_viewer, [*RENDER_VIEWERS, None]))
+        self.render_mode, self.render_viewer = render_mode, render_viewer
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self.observation_spaces = {a: observation_space() for a in AGENTS}
@@ -428,9 +437,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return text
 
     def _text(self) -> str:
+        game = self.game if self._final is None else self._final
+        viewer = {None: None, "mover": game.mover}.get(self.render_viewer)
+        if viewer is None and self.render_viewer in AGENTS:
+            viewer = AGENTS.index(self.render_viewer)
+        board = render_game(game.to_core(), 0, viewer=viewer)
         if self._final is None:
-            return render_game(self.game.to_core(), 0)
-        lines = ["episode over; last decision:", render_game(self._final.to_core(), 0)]
+            return board
+        lines = ["episode over; last decision:", board]
         info = self.infos.get(self.agent_selection, {})
         if "illegal_action" in info:
             lines.append(f"ended by an illegal action: {info['illegal_action']}")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import pickle
 import re
 import warnings
 import zipfile
@@ -20,6 +22,9 @@ from hanafuda_env.files import atomic_write_bytes
 from hanafuda_env.observation import OBS_DIM, OBS_VERSION
 
 CHECKPOINT_FORMAT = "hanafuda-koikoi/ppo-v1"
+# Network sizes a checkpoint may ask for: read before anything is allocated, so a small
+# damaged or hostile file cannot ask for gigabytes (the default network is 256 x 2).
+MAX_HIDDEN, MAX_LAYERS = 8192, 32
 
 
 class CheckpointError(ValueError):
@@ -28,11 +33,38 @@ class CheckpointError(ValueError):
 
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
     """Write a checkpoint atomically. Payloads hold only tensors and plain Python values,
-    so they load with ``weights_only=True`` (no code runs when a file is opened)."""
+    so they load with ``weights_only=True`` (no code runs when a file is opened); a digest
+    of the contents lets a load tell a damaged file from a sound one."""
+    content = {"format": CHECKPOINT_FORMAT, "observation_version": OBS_VERSION, **payload}
     buffer = io.BytesIO()
-    torch.save({"format": CHECKPOINT_FORMAT, "observation_version": OBS_VERSION, **payload},
-               buffer)
+    torch.save({**content, "digest": payload_digest(content)}, buffer)
     atomic_write_bytes(path, buffer.getvalue())
+
+
+def payload_digest(tree: Any) -> str:
+    """SHA-256 of a payload's contents: keys, plain values, and each tensor's dtype, shape
+    and bytes, walked in a fixed order (independent of how torch lays out the file)."""
+    digest = hashlib.sha256()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, torch.Tensor):
+            data = node.detach().cpu().contiguous()
+            digest.update(f"T{data.dtype}{tuple(data.shape)}".encode())
+            digest.update(data.reshape(-1).view(torch.uint8).numpy().tobytes())
+        elif isinstance(node, dict):
+            digest.update(f"D{len(node)}".encode())
+            for key in sorted(node, key=repr):
+                digest.update(repr(key).encode())
+                walk(node[key])
+        elif isinstance(node, (list, tuple)):
+            digest.update(f"L{len(node)}".encode())
+            for item in node:
+                walk(item)
+        else:
+            digest.update(f"V{type(node).__name__}:{node!r}".encode())
+
+    walk(tree)
+    return digest.hexdigest()
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
@@ -50,6 +82,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
                               ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a {CHECKPOINT_FORMAT} checkpoint")
+    digest = payload.pop("digest", None)
+    if digest != payload_digest(payload):
+        raise CheckpointError(f"checkpoint {str(path)!r} is damaged: its contents do not match "
+                              "the digest written with them" if digest is not None else
+                              f"checkpoint {str(path)!r} has no digest of its contents, so "
+                              "damage could not be told; save_checkpoint writes one")
     for key in ("model", "network"):
         if key not in payload:
             raise CheckpointError(f"checkpoint {str(path)!r} lacks {key!r}")
@@ -69,10 +107,13 @@ def _why_unreadable(path: Path, error: Exception) -> str:
         return f"cannot be read: {error.strerror}"
     if not zipfile.is_zipfile(path):
         return "is corrupt or not a checkpoint at all (torch.save writes a zip archive)"
-    unsafe = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(error))
-    if unsafe:
-        return (f"holds more than tensors and plain values ({unsafe.group(1)}); only "
-                "checkpoints this project writes are loaded")
+    unsafe = re.search(r"(?:Unsupported global: GLOBAL|unsupported GLOBAL) ([\w.]+)",
+                       str(error))
+    if unsafe or isinstance(error, pickle.UnpicklingError):
+        what = f" ({unsafe.group(1)})" if unsafe else ""
+        return (f"is not a safe checkpoint: it holds more than tensors and plain values{what}, "
+                "which could run code when loaded; only checkpoints this project writes are "
+                "loaded")
     text = str(error).splitlines()[0] if str(error) else ""
     return f"is corrupt or unreadable: {type(error).__name__}: {text}"
 
@@ -85,6 +126,11 @@ def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
     if wrong:
         raise CheckpointError(f"checkpoint network has {wrong}; this project's networks take "
                               f"obs_dim={OBS_DIM} and give n_actions={NUM_ACTIONS}")
+    for key, high in (("hidden", MAX_HIDDEN), ("layers", MAX_LAYERS)):
+        value = kwargs.get(key, 1)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= high:
+            raise CheckpointError(f"checkpoint network asks for {key}={value!r}; a network "
+                                  f"here has {key} from 0 to {high}")
     try:
         net = ActorCritic(**payload["network"])
         net.load_state_dict(payload["model"])

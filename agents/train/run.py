@@ -76,7 +76,21 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     finally:
         writer.close()
     atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
+    remove_stale_temporaries(run_dir)
     return {"run_dir": str(run_dir), **metrics}
+
+
+def remove_stale_temporaries(run_dir: Path) -> list[Path]:
+    """Delete what a write cut short left in a run folder: the temporary files of atomic
+    writes (``.NAME.*.tmp``, see ``hanafuda_env.files``). Only this run writes there, so at
+    a resume or at the end none is in use. Returns the files removed."""
+    removed = []
+    for folder in (run_dir, run_dir / "checkpoints"):
+        for path in folder.glob(".*.tmp"):
+            if path.is_file():
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | None,
@@ -91,6 +105,7 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
             raise ConfigError("a resumed run stays in its folder; give --resume RUN_DIR "
                               "without --run-dir")
         run_dir = Path(resume)
+        remove_stale_temporaries(run_dir)
         latest = run_dir / "checkpoints" / "latest.pt"
         payload = load_checkpoint(latest) if latest.exists() else None
         # The run's saved config governs; from ``cfg`` only RESUMABLE_KEYS are taken.

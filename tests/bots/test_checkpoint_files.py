@@ -15,10 +15,16 @@ import numpy as np
 import pytest
 import torch
 
-from agents import files
 from agents.bots.network import ActorCritic
-from agents.bots.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
-from agents.files import atomic_write_bytes
+from agents.bots.policy import (
+    CheckpointError,
+    PolicyAgent,
+    load_checkpoint,
+    payload_digest,
+    save_checkpoint,
+)
+from hanafuda_env import files
+from hanafuda_env.files import atomic_write_bytes
 from hanafuda_env.observation import OBS_DIM
 
 
@@ -124,7 +130,8 @@ def test_a_checkpoint_of_another_observation_version_is_refused(tmp_path: Path) 
     path = tmp_path / "other.pt"
     for version in (None, OBS_VERSION - 1):
         stamp = {} if version is None else {"observation_version": version}
-        torch.save({"format": CHECKPOINT_FORMAT, **stamp, **payload}, path)
+        content = {"format": CHECKPOINT_FORMAT, **stamp, **payload}
+        torch.save({**content, "digest": payload_digest(content)}, path)
         with pytest.raises(CheckpointError, match=f"trained on observation version {version}, "
                                                   f"but this code encodes version {OBS_VERSION}"):
             load_checkpoint(path)
@@ -132,6 +139,67 @@ def test_a_checkpoint_of_another_observation_version_is_refused(tmp_path: Path) 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert load_checkpoint(path)["observation_version"] == OBS_VERSION
+
+
+def test_flipped_bytes_inside_a_weight_tensor_are_found(tmp_path: Path) -> None:
+    """torch reads a zip entry without checking it: the digest written with the contents
+    tells the damage, and the file is refused by name wherever a checkpoint is read."""
+    network = ActorCritic(hidden=16, layers=1)
+    path = tmp_path / "flipped.pt"
+    save_checkpoint(path, {"model": network.state_dict(), "network": {"hidden": 16,
+                                                                      "layers": 1}})
+    raw = bytearray(path.read_bytes())
+    weights = network.state_dict()["trunk.0.weight"].numpy().tobytes()
+    at = bytes(raw).find(weights[:64])
+    assert at > 0
+    raw[at + 40] ^= 0xFF  # one byte in the middle of a weight
+    path.write_bytes(bytes(raw))
+    assert torch.load(path, weights_only=True)["format"]  # torch itself sees nothing wrong
+    with pytest.raises(CheckpointError, match=r"flipped.pt' is damaged: its contents do not "
+                                              r"match the digest"):
+        load_checkpoint(path)
+    with pytest.raises(CheckpointError, match="is damaged"):
+        PolicyAgent.load(path)
+
+
+def test_a_checkpoint_without_a_digest_is_refused(tmp_path: Path) -> None:
+    from agents.bots.policy import CHECKPOINT_FORMAT
+
+    path = tmp_path / "bare.pt"
+    torch.save({"format": CHECKPOINT_FORMAT, "model": {}, "network": {}}, path)
+    with pytest.raises(CheckpointError, match="bare.pt' has no digest of its contents"):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize(("network", "words"), [
+    ({"hidden": 10**6, "layers": 1}, "hidden=1000000; a network here has hidden from 0 to"),
+    ({"hidden": 8, "layers": 10**4}, "layers=10000; a network here has layers from 0 to"),
+    ({"hidden": "8", "layers": 1}, "hidden='8'"),
+])
+def test_network_sizes_are_bounded_before_anything_is_allocated(tmp_path: Path, network,
+                                                                words: str) -> None:
+    """A file of a kilobyte must not ask for a network of gigabytes."""
+    path = tmp_path / "huge.pt"
+    save_checkpoint(path, {"model": {}, "network": network})
+    assert path.stat().st_size < 4096
+    with pytest.raises(CheckpointError, match=re.escape(words)):
+        PolicyAgent.load(path)
+
+
+def test_a_pickled_object_that_would_run_code_is_not_a_safe_checkpoint(tmp_path) -> None:
+    """The message says why the file is refused and never suggests loading it unsafely."""
+
+    class RunsCode:
+        def __reduce__(self):
+            return (os.system, ("true",))
+
+    path = tmp_path / "code.pt"
+    torch.save({"format": "hanafuda-koikoi/ppo-v1", "model": RunsCode()}, path)
+    with pytest.raises(CheckpointError) as raised:
+        load_checkpoint(path)
+    message = str(raised.value)
+    assert "code.pt' is not a safe checkpoint" in message and "system" in message
+    assert "weights_only" not in message and "Re-running" not in message
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a named pipe")

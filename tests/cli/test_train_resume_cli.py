@@ -300,3 +300,28 @@ def test_resume_refuses_a_checkpoint_whose_parts_do_not_fit(tmp_path: Path, caps
     assert "does not hold a training state this run can resume" in err and detail in err, err
     assert "Traceback" not in err
     assert _tree(broken) == before
+
+
+def test_temporary_files_a_killed_write_left_are_removed_at_resume_and_at_the_end(
+        tmp_path, monkeypatch) -> None:
+    """A kill during an atomic write leaves its ``.NAME.*.tmp``: the run clears them when it
+    resumes and when it finishes; its own files stay."""
+    from agents.train import ppo
+
+    run_dir = tmp_path / "run"
+    run_training(_smoke(total_decisions=2048), run_dir=run_dir, stop_after=1)
+    left = [run_dir / "checkpoints" / ".latest.pt.x1y2z3.tmp", run_dir / ".config.yaml.a1.tmp"]
+    for path in left:
+        path.write_bytes(b"half a checkpoint")
+    kept = sorted(p.name for p in run_dir.rglob("*") if p not in left)
+    real_save = ppo.save_checkpoint
+
+    def save_and_leave_a_temporary(path, payload):  # as if an earlier write had been killed
+        real_save(path, payload)
+        (Path(path).parent / f".{Path(path).name}.k1ll.tmp").write_bytes(b"")
+
+    monkeypatch.setattr(ppo, "save_checkpoint", save_and_leave_a_temporary)
+    assert train.main(["--resume", str(run_dir)]) == 0
+    assert not any(path.exists() for path in left)
+    assert not list(run_dir.rglob(".*.tmp"))  # those of this run's own writes too
+    assert set(kept) <= {p.name for p in run_dir.rglob("*")}

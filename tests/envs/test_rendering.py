@@ -164,3 +164,29 @@ def test_aec_render_lists_a_won_round_with_its_winner() -> None:
     env.step(STOP)
     text = env.render()
     assert "round 1: stop, player_0 wins 5 (base 5 x1; yaku: hanami_zake 5)" in text
+
+
+@pytest.mark.parametrize("viewer", [None, "player_0", "player_1", "mover"])
+def test_aec_render_shows_the_hands_its_viewer_may_see(viewer) -> None:
+    """render_viewer None is a spectator's board (both hands); a player's board hides the
+    other hand; "mover" follows the player to move."""
+    env = koikoi_v0.env(render_mode="ansi", render_viewer=viewer)
+    env.reset(seed=3)
+    for _ in range(6):
+        game = env.unwrapped.game
+        text = env.render()
+        seen = {"player_0": 0, "player_1": 1}.get(viewer, game.mover)
+        lines = text.splitlines()
+        for seat in (0, 1):
+            header = next(i for i, line in enumerate(lines) if line.startswith(f"player_{seat}"))
+            hand = lines[header + 1]
+            assert hand.startswith("  hand:")
+            hidden = hand.endswith(f"{game.hands[seat].bit_count()} hidden cards")
+            assert hidden == (viewer is not None and seat != seen), (viewer, seat, hand)
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
+def test_aec_render_viewer_is_checked_by_name() -> None:
+    with pytest.raises(ValueError, match="render_viewer must be one of 'player_0', 'player_1', "
+                                         "'mover', None, got 'north'"):
+        koikoi_v0.env(render_viewer="north")
