@@ -24,7 +24,8 @@ from cli.arguments import HelpFormatter, positive_int, seed_int
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import encode_observations
-from hanafuda_env.records import MatchRecorder, write_record
+from hanafuda_env.recorder import MatchRecorder
+from hanafuda_env.records import write_record
 from hanafuda_env.rendering import card_label, cards_line, counted, render_game
 from hanafuda_env.results import RoundResults
 from hanafuda_env.rules import RuleError, RuleSet, resolve_rules

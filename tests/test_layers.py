@@ -22,7 +22,7 @@ ENV_LAYERS = [
     {"core", "game_scoring"},
     {"game"},
     {"observation", "rendering", "env_options", "records"},
-    {"rewards"},
+    {"rewards", "recorder"},
     {"koikoi_v0", "gym_env", "vector_env"},
     {"__init__"},
 ]

@@ -31,7 +31,8 @@ from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.env_options import other_rules_warning
 from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import encode_observations
-from hanafuda_env.records import Match, MatchRecorder
+from hanafuda_env.recorder import MatchRecorder
+from hanafuda_env.records import Match
 from hanafuda_env.results import END_NAMES, MatchResults, ResetOutcome, RoundResults, StepOutcome
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 from hanafuda_env.seeding import game_seeds

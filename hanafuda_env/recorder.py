@@ -1,0 +1,133 @@
+"""Writing down games as they are played, in the game-record format of
+:mod:`hanafuda_env.records` (so that :func:`~hanafuda_env.records.replay` plays them back)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import cards as C
+from .core import CHOOSE_DRAWN, CHOOSE_OFFSET, CHOOSE_PLAYED, DECIDE, KOIKOI, PLAY
+from .deals import HAND_SIZE, STOCK_SIZE
+from .game import KoiKoiGame
+from .records import Match, Round, Turn
+
+
+class MatchRecorder:
+    """Writes down the matches of a :class:`KoiKoiGame` as they are played.
+
+    Start with :meth:`reset` (``game.reset``'s arguments; or reset the game yourself and
+    hand its outcome to :meth:`started`), then play every move through :meth:`step` (it
+    steps the game). Each finished match is appended to ``matches``; the one in play is
+    ``current``. Records name the rule set (``info["ruleSet"]``), so :func:`replay` plays
+    them by the same rules. A game of a ``KoiKoiCore`` batch is followed by a game reset
+    with its game seed (``core.seeds[g]``) and first dealer, stepped with the same actions.
+    """
+
+    def __init__(self, game: KoiKoiGame, names: tuple[str, str] = ("player1", "player2")):
+        self.game = game
+        self.names = names
+        self.matches: list[Match] = []
+        self.current: Match | None = None
+        self._turn: Turn | None = None
+        self._field_mid = 0  # the field between the turn's play and its draw
+        game.deal_log = []
+
+    def reset(self, **reset_args: Any) -> Any:
+        """``game.reset(**reset_args)``, and a new match begun; returns the reset's outcome."""
+        outcome = self.game.reset(**reset_args)
+        self.started(outcome)
+        return outcome
+
+    def all_matches(self) -> list[Match]:
+        """The finished matches, then the one in play if it has begun."""
+        current = [self.current] if self.current is not None and self.current.rounds else []
+        return self.matches + current
+
+    def started(self, outcome: Any) -> None:
+        """After ``game.reset``: begin a match with its deal (and what the deal finished)."""
+        if not self.game.deal_log:
+            raise ValueError("the game was reset before its recorder was made: make the "
+                             "MatchRecorder first, then reset (MatchRecorder.reset does both)")
+        self._new_match()
+        self._take_deals(outcome.rounds, outcome.matches)
+
+    def step(self, action: int) -> Any:
+        """``game.step(action)``, written down; returns the game's outcome."""
+        game = self.game
+        phase, mover, field_bits = game.phase, game.mover, game.field
+        next_card = game.stock[min(game.stock_pos, STOCK_SIZE - 1)]
+        if phase == PLAY and 0 <= action < C.NUM_CARDS:
+            matches = C.ids_of(field_bits & C.month_mask(C.DECK[action].month))
+            captured = [] if not matches else [action] if len(matches) == 2 else [action,
+                                                                                  *matches]
+            self._turn = Turn(mover, action, sorted(captured), next_card, [], None)
+            self._field_mid = (field_bits & ~C.mask_of(captured) if captured
+                               else field_bits | 1 << action)
+        outcome = game.step(action)  # an illegal action raises here, nothing written
+        turn = self._turn
+        if phase == CHOOSE_PLAYED:
+            turn.captured = sorted([turn.played, action - CHOOSE_OFFSET])
+            self._field_mid = field_bits & ~(1 << (action - CHOOSE_OFFSET))
+        elif phase == CHOOSE_DRAWN:
+            turn.captured_drawn = sorted([turn.drawn, action - CHOOSE_OFFSET])
+        elif phase == DECIDE:
+            turn.koikoi = action == KOIKOI
+        if phase in (PLAY, CHOOSE_PLAYED) and game.phase != CHOOSE_PLAYED:
+            # the draw happened in this step: what it took unless it waits for a choice
+            matches = C.ids_of(self._field_mid & C.month_mask(C.DECK[turn.drawn].month))
+            if len(matches) == 2:
+                turn.captured_drawn = [turn.drawn]  # completed by the choice that follows
+            else:
+                turn.captured_drawn = sorted([turn.drawn, *matches]) if matches else []
+        if turn is not None and game.phase not in (CHOOSE_PLAYED, CHOOSE_DRAWN) and (
+                not self.current.rounds[-1].turns or self.current.rounds[-1].turns[-1]
+                is not turn) and phase != DECIDE:
+            self.current.rounds[-1].turns.append(turn)  # its cards all placed
+        if outcome.round_over:
+            row = outcome.rounds[0]
+            if row["winner"] == turn.seat and phase != DECIDE and row["reason"] in (
+                    "yaku-on-last-card", "yaku-after-koikoi"):
+                turn.koikoi = False  # a win without a decision is written as a stop
+            self._take_deals(outcome.rounds, outcome.matches)
+        return outcome
+
+    def _new_match(self) -> None:
+        rules = self.game.rules
+        stake = rules.starting_points or 0
+        self.current = Match(self.names, (stake, stake), rules.rounds, rules=rules.to_dict())
+
+    def _take_deals(self, rows: list[dict], matches: list[dict]) -> None:
+        """Finish the rounds that ``rows`` ended and open those dealt since; ``matches`` (the
+        engine's, in order) close the matches, each after its number of rounds."""
+        finished, ended = list(rows), list(matches)
+        log = self.game.deal_log
+        opened = [self._round_of(order, dealer) for order, dealer in log]
+        log.clear()
+        match = self.current
+        if match.rounds and match.rounds[-1].points is None and finished:
+            self._finish(match.rounds[-1], finished.pop(0), ended)
+        for game_round in opened:  # rows beyond the first end rounds just dealt (hand yaku)
+            if self.current.over:
+                self.matches.append(self.current)
+                self._new_match()
+            self.current.rounds.append(game_round)
+            if finished:
+                self._finish(game_round, finished.pop(0), ended)
+
+    def _finish(self, game_round: Round, row: dict, ended: list[dict]) -> None:
+        game_round.winner = row["winner"]
+        game_round.points = (row["reward"][0], row["reward"][1])
+        match = self.current
+        if ended and len(match.rounds) == ended[0]["rounds"]:
+            result = ended.pop(0)
+            match.over, match.winner = True, result["winner"]
+            start = match.start_points
+            match.end_points = (start[0] + result["scores"][0], start[1] + result["scores"][1])
+
+    @staticmethod
+    def _round_of(order: list[int], dealer: int) -> Round:
+        own, other = order[:HAND_SIZE], order[HAND_SIZE:2 * HAND_SIZE]
+        hands = (own, other) if dealer == 0 else (other, own)
+        return Round(dealer, (list(hands[0]), list(hands[1])),
+                     list(order[2 * HAND_SIZE:3 * HAND_SIZE]), list(order[3 * HAND_SIZE:]),
+                     -1, None)
