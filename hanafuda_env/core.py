@@ -327,7 +327,9 @@ class KoiKoiCore:
         """End-of-turn yaku check (§2.4), koi-koi decisions and round ends (§2.6)."""
         mover = self.mover
         previous = np.where(mover == 0, self.yaku_total[:, 0], self.yaku_total[:, 1])
-        own_called = self.koikoi_calls[self._games, mover] > 0
+        # the sake yaku a call raises (§2.10): only those rules read the mover's calls here
+        own_called = (self.koikoi_calls[self._games, mover] > 0
+                      if self._scorer.after_call is not None else False)
         total = np.where(ending, self._scorer.totals(pile, own_called), previous)
         made = ending & (total > previous)
         self.yaku_total[self._games, mover] = total
