@@ -8,7 +8,8 @@ League (every pair plays; Elo ratings fitted from the pairwise results)::
 
     python evaluate.py --league random greedy expert runs/<run>/checkpoints/latest.pt --matches 200
 
-An agent is a baseline name (random, greedy, expert) or a checkpoint path.
+An agent is a baseline name (random, greedy, expert), a checkpoint path, sb3:MODEL.zip (a
+Stable-Baselines3 model) or module:name (an importable object with act(obs, mask)).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=HelpFormatter,
         description="Play Koi-Koi matches between agents and report win rates, points, "
                     "koi-koi and yaku statistics (or a league with Elo ratings).",
-        epilog=f"Agents: a baseline name ({', '.join(BASELINES)}) or a checkpoint path.")
+        epilog=f"Agents: a baseline name ({', '.join(BASELINES)}), a checkpoint path, "
+               "sb3:MODEL.zip or module:name.")
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="two agents for a head-to-head evaluation")
     parser.add_argument("--league", nargs="+", metavar="AGENT",

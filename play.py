@@ -144,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Play Koi-Koi against a bot.",
                                      formatter_class=HelpFormatter)
     parser.add_argument("--bot", default="expert",
-                        help="baseline name (expert, greedy, random) or checkpoint path")
+                        help="baseline name (expert, greedy, random), checkpoint path, "
+                             "sb3:MODEL.zip or module:name")
     parser.add_argument("--rules", default="nintendo",
                         help="rule preset name or YAML path")
     parser.add_argument("--rounds", type=positive_int, default=None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -11,7 +13,7 @@ from agents.bots.base import Agent, AgentLike
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
 from agents.files import folder_hint
-from hanafuda_env.rules import RuleSpec, resolve_rules
+from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 
 BASELINES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -26,10 +28,23 @@ def is_baseline_name(spec: str) -> bool:
 
 
 def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
-    """A baseline by name (``random``, ``greedy``, ``expert``) or a trained policy from an
-    existing checkpoint file. A path is tried first, so a file named like a baseline wins
-    only when it exists."""
+    """An agent from a short spec:
+
+    - a baseline by name (``random``, ``greedy``, ``expert``);
+    - a trained policy from an existing checkpoint file (a path is tried first, so a file
+      named like a baseline wins only when it exists);
+    - ``sb3:PATH``: a Stable-Baselines3 model file (:class:`agents.bots.sb3.SB3Agent`);
+    - ``module:name``: an object with ``act(obs, mask)`` importable from ``module``, or a
+      callable returning one (given ``rules=`` and ``seed=`` where it takes them): any bot
+      of the user's own plays in ``evaluate.py`` and ``play.py``.
+    """
     rules = resolve_rules(rules)
+    if spec.startswith("sb3:"):
+        from agents.bots.sb3 import SB3Agent  # torch and SB3 only for such files
+
+        return SB3Agent.load(spec[len("sb3:"):])
+    if ":" in spec and not os.path.exists(spec) and not is_baseline_name(spec):
+        return _imported_agent(spec, rules, seed)
     if os.path.isfile(spec):
         from agents.bots.policy import PolicyAgent  # torch is only needed for checkpoints
 
@@ -39,8 +54,29 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
         return agent
     if is_baseline_name(spec):
         return BASELINES[spec.strip().lower()](rules=rules, seed=seed)
-    raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, and not a "
-                     f"baseline name; baseline names: {', '.join(BASELINES)}{folder_hint(spec)}")
+    raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, not a "
+                     f"baseline name ({', '.join(BASELINES)}), not sb3:PATH or "
+                     f"module:name{folder_hint(spec)}")
+
+
+def _imported_agent(spec: str, rules: RuleSet, seed: int | None) -> AgentLike:
+    """``module:name`` of :func:`make_agent`."""
+    module_name, _, attribute = spec.rpartition(":")
+    try:
+        target = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise ValueError(f"agent {spec!r}: cannot import {attribute!r} from module "
+                         f"{module_name!r} ({error})") from None
+    if inspect.isclass(target) or (callable(target) and not hasattr(target, "act")):
+        accepted = inspect.signature(target).parameters
+        given = {key: value for key, value in (("rules", rules), ("seed", seed))
+                 if key in accepted}
+        target = target(**given)
+    if not callable(getattr(target, "act", None)):
+        raise ValueError(f"agent {spec!r} is no agent: it needs act(obs, mask) -> actions")
+    if not hasattr(target, "name"):
+        target.name = attribute
+    return target
 
 
 def display_names(specs: Sequence[str]) -> list[str]:
