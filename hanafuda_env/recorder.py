@@ -9,7 +9,7 @@ from . import cards as C
 from .core import CHOOSE_DRAWN, CHOOSE_OFFSET, CHOOSE_PLAYED, DECIDE, KOIKOI, PLAY
 from .deals import HAND_SIZE, STOCK_SIZE
 from .game import KoiKoiGame
-from .records import Match, Round, Turn
+from .records import Match, Round, Turn, capture, placed, won_without_decision
 
 
 class MatchRecorder:
@@ -29,6 +29,7 @@ class MatchRecorder:
         self.matches: list[Match] = []
         self.current: Match | None = None
         self._turn: Turn | None = None
+        self._written = True  # whether the turn in play is in its round yet
         self._field_mid = 0  # the field between the turn's play and its draw
         game.deal_log = []
 
@@ -52,41 +53,33 @@ class MatchRecorder:
         self._take_deals(outcome.rounds, outcome.matches)
 
     def step(self, action: int) -> Any:
-        """``game.step(action)``, written down; returns the game's outcome."""
+        """``game.step(action)``, written down; returns the game's outcome. A turn is added
+        to its round once all its cards are placed (its field choices made)."""
         game = self.game
-        phase, mover, field_bits = game.phase, game.mover, game.field
-        next_card = game.stock[min(game.stock_pos, STOCK_SIZE - 1)]
+        phase, field_bits = game.phase, game.field
         if phase == PLAY and 0 <= action < C.NUM_CARDS:
-            matches = C.ids_of(field_bits & C.month_mask(C.DECK[action].month))
-            captured = [] if not matches else [action] if len(matches) == 2 else [action,
-                                                                                  *matches]
-            self._turn = Turn(mover, action, sorted(captured), next_card, [], None)
-            self._field_mid = (field_bits & ~C.mask_of(captured) if captured
-                               else field_bits | 1 << action)
+            next_card = game.stock[min(game.stock_pos, STOCK_SIZE - 1)]
+            self._turn = Turn(game.mover, action, capture(field_bits, action), next_card, [],
+                              None)
+            self._written = False
         outcome = game.step(action)  # an illegal action raises here, nothing written
         turn = self._turn
-        if phase == CHOOSE_PLAYED:
-            turn.captured = sorted([turn.played, action - CHOOSE_OFFSET])
-            self._field_mid = field_bits & ~(1 << (action - CHOOSE_OFFSET))
+        if phase == PLAY:
+            self._field_mid = placed(field_bits, action, turn.captured)
+        elif phase == CHOOSE_PLAYED:
+            turn.captured = capture(field_bits, turn.played, action - CHOOSE_OFFSET)
+            self._field_mid = placed(field_bits, turn.played, turn.captured)
         elif phase == CHOOSE_DRAWN:
-            turn.captured_drawn = sorted([turn.drawn, action - CHOOSE_OFFSET])
+            turn.captured_drawn = capture(self._field_mid, turn.drawn, action - CHOOSE_OFFSET)
         elif phase == DECIDE:
             turn.koikoi = action == KOIKOI
-        if phase in (PLAY, CHOOSE_PLAYED) and game.phase != CHOOSE_PLAYED:
-            # the draw happened in this step: what it took unless it waits for a choice
-            matches = C.ids_of(self._field_mid & C.month_mask(C.DECK[turn.drawn].month))
-            if len(matches) == 2:
-                turn.captured_drawn = [turn.drawn]  # completed by the choice that follows
-            else:
-                turn.captured_drawn = sorted([turn.drawn, *matches]) if matches else []
-        if turn is not None and game.phase not in (CHOOSE_PLAYED, CHOOSE_DRAWN) and (
-                not self.current.rounds[-1].turns or self.current.rounds[-1].turns[-1]
-                is not turn) and phase != DECIDE:
-            self.current.rounds[-1].turns.append(turn)  # its cards all placed
+        if phase in (PLAY, CHOOSE_PLAYED) and game.phase != CHOOSE_PLAYED:  # drawn this step
+            turn.captured_drawn = capture(self._field_mid, turn.drawn)
+        if not self._written and game.phase not in (CHOOSE_PLAYED, CHOOSE_DRAWN):
+            self.current.rounds[-1].turns.append(turn)
+            self._written = True
         if outcome.round_over:
-            row = outcome.rounds[0]
-            if row["winner"] == turn.seat and phase != DECIDE and row["reason"] in (
-                    "yaku-on-last-card", "yaku-after-koikoi"):
+            if phase != DECIDE and won_without_decision(outcome, turn.seat):
                 turn.koikoi = False  # a win without a decision is written as a stop
             self._take_deals(outcome.rounds, outcome.matches)
         return outcome

@@ -402,8 +402,8 @@ def _replay_turn(game: KoiKoiGame, turn: Turn, where: _Where,
                           f"the stock gives {C.card_name(next_card)}")
     field_bits = game.field
     played = _capture(field_bits, turn.played, turn.captured, "collectCard", where)
-    field_bits = (field_bits & ~C.mask_of(played)) if played else field_bits | 1 << turn.played
-    drawn = _capture(field_bits, turn.drawn, turn.captured_drawn, "collectCard2", where)
+    drawn = _capture(placed(field_bits, turn.played, played), turn.drawn,
+                     turn.captured_drawn, "collectCard2", where)
     steps = [step(game, turn.played)]
     if game.phase == CHOOSE_PLAYED:
         steps.append(step(game, CHOOSE_OFFSET + _other(played, turn.played)))
@@ -417,25 +417,53 @@ def _replay_turn(game: KoiKoiGame, turn: Turn, where: _Where,
     elif turn.koikoi is True:
         raise RecordError(f"{where}: the record calls koi-koi where the rules offer no "
                           "decision")
-    elif turn.koikoi is False and not _won_by_mover(steps[-1], seat):
+    elif turn.koikoi is False and not won_without_decision(steps[-1], seat):
         raise RecordError(f"{where}: the record stops where the rules offer no decision")
     rows = [row for outcome in steps for row in outcome.rounds]
     return rows, any(outcome.match_over for outcome in steps)
 
 
+def capture(field_bits: int, card: int, chosen: int | None = None) -> list[int]:
+    """What ``card`` takes from this field by §2.2, sorted, the card itself included:
+    nothing when no card of its month lies there, the one or three that do, or — meeting
+    two — the ``chosen`` one (just the card itself while no choice is given)."""
+    matches = month_mates(field_bits, card)
+    if len(matches) == 2:
+        matches = [] if chosen is None else [chosen]
+        return sorted([card, *matches])
+    return sorted([card, *matches]) if matches else []
+
+
+def month_mates(field_bits: int, card: int) -> list[int]:
+    """The field cards of ``card``'s month."""
+    return C.ids_of(field_bits & C.month_mask(C.DECK[card].month))
+
+
+def placed(field_bits: int, card: int, captured: list[int]) -> int:
+    """The field after ``card`` is played or drawn with these captures (§2.2)."""
+    return field_bits & ~C.mask_of(captured) if captured else field_bits | 1 << card
+
+
+def won_without_decision(outcome: Any, seat: int) -> bool:
+    """The step ended the round with ``seat`` winning by yaku, no decision offered (its
+    last card, or yaku after a koi-koi where only one call is allowed): a record writes
+    that as a stop."""
+    return bool(outcome.round_over and outcome.rounds and outcome.rounds[0]["winner"] == seat
+                and outcome.rounds[0]["reason"] in ("yaku-on-last-card", "yaku-after-koikoi"))
+
+
 def _capture(field_bits: int, card: int, recorded: list[int], key: str,
              where: _Where) -> list[int]:
-    """What ``card`` takes from this field by §2.2 (the card itself included, or nothing),
-    with the record's choice where it meets two cards; refused unless it is the record's."""
-    matches = C.ids_of(field_bits & C.month_mask(C.DECK[card].month))
+    """:func:`capture` with the record's choice where ``card`` meets two cards; refused
+    unless it is the record's."""
+    matches = month_mates(field_bits, card)
     if len(matches) == 2:
         chosen = [c for c in recorded if c in matches]
         if len(chosen) != 1:
             raise RecordError(f"{where}: {C.card_name(card)} meets {_names(matches)}, so "
                               f"{key!r} must hold it and one of them; the record says "
                               f"{_names(recorded)}")
-        matches = chosen
-    expected = sorted([card, *matches]) if matches else []
+    expected = capture(field_bits, card, chosen[0] if len(matches) == 2 else None)
     if sorted(recorded) != expected:
         raise RecordError(f"{where}: {C.card_name(card)} captures {_names(expected)} on "
                           f"this field; {key!r} says {_names(recorded)}")
@@ -444,14 +472,6 @@ def _capture(field_bits: int, card: int, recorded: list[int], key: str,
 
 def _other(captured: list[int], card: int) -> int:
     return next(c for c in captured if c != card)
-
-
-def _won_by_mover(outcome: Any, seat: int) -> bool:
-    """The step ended the round with ``seat`` winning by yaku, no decision offered (its
-    last card, or yaku after a koi-koi where only one call is allowed): a record may write
-    that as a stop."""
-    return bool(outcome.round_over and outcome.rounds and outcome.rounds[0]["winner"] == seat
-                and outcome.rounds[0]["reason"] in ("yaku-on-last-card", "yaku-after-koikoi"))
 
 
 def _names(cards: list[int]) -> str:
