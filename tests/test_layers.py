@@ -19,6 +19,8 @@ ENV_LAYERS = [
     {"worlds"},
     {"scoring"},
     {"deals"},
+    {"state"},
+    {"kernel"},
     {"core", "game_scoring"},
     {"game"},
     {"observation", "rendering", "env_options", "records"},

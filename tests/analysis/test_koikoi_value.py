@@ -23,6 +23,7 @@ from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rules import resolve_rules
+from hanafuda_env.scoring import PileTotals
 from tests.helpers.envs import FirstLegal
 
 
@@ -47,7 +48,7 @@ def hand_built(own_pile=SANKO_TAN6, opp_pile=OPP_PILE, rules=None, opp_called=0,
     core = KoiKoiCore(1, rules, seed=0)
     rest = [c for c in range(48) if c not in own_pile and c not in opp_pile]
     hand0, hand1, field, stock = rest[:4], rest[4:9], rest[9:-17], rest[-17:]
-    scorer_total = lambda pile: int(core._scorer.totals(np.uint64(C.mask_of(pile))))  # noqa: E731
+    scorer_total = lambda pile: int(PileTotals(core.rules).totals(np.uint64(C.mask_of(pile))))  # noqa: E731
     core.hands[0] = [C.mask_of(hand0), C.mask_of(hand1)]
     core.field[0] = C.mask_of(field)
     core.piles[0] = [C.mask_of(own_pile), C.mask_of(opp_pile)]

@@ -29,6 +29,7 @@ from hanafuda_env.core import (
 )
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rules import NINTENDO, resolve_rules
+from hanafuda_env.scoring import PileTotals
 from tests.helpers.observations import make_obs, mask_for
 
 # ---------------------------------------------- koi-koi decisions in hand-built games
@@ -53,7 +54,7 @@ def at_decision(own_pile: list[int], opp_pile: list[int], rules: Any = None,
     core.stock_pos[0] = drawn
     core.dealer[0], core.mover[0], core.phase[0], core.pending[0] = dealer, 0, DECIDE, -1
     core.koikoi_calls[0] = [0, int(opp_called)]
-    totals = core._scorer.totals(np.array([C.mask_of(own_pile), C.mask_of(opp_pile)],
+    totals = PileTotals(core.rules).totals(np.array([C.mask_of(own_pile), C.mask_of(opp_pile)],
                                           dtype=np.uint64))
     core.yaku_total[0] = totals
     core.round_index[0] = 12 - rounds_left

@@ -11,16 +11,20 @@ import pytest
 
 from hanafuda_env import cards as C
 from hanafuda_env.core import (
+    MATCH_OVER,
     PLAY,
+    ROUND_OVER,
     STOP,
+    IllegalActionError,
     KoiKoiCore,
 )
+from hanafuda_env.deals import ids_to_bits, must_redeal
 from hanafuda_env.results import (
     END_HAND_YAKU,
     END_STOP,
 )
-from hanafuda_env.rules import TEN_BASE
-from hanafuda_env.scoring import month_counts
+from hanafuda_env.rules import NINTENDO, TEN_BASE
+from hanafuda_env.scoring import hand_yaku_points, month_counts
 from tests.helpers.scenarios import (
     HAND_CASES,
     PLAIN_FIELD,
@@ -32,6 +36,7 @@ from tests.helpers.scenarios import (
     pairs_deck,
     play_pairs,
     script,
+    seeded_decks,
 )
 
 
@@ -52,32 +57,57 @@ def test_random_deals_never_show_four_of_a_month() -> None:
     assert (core.mover == core.dealer).all() and (core.phase == PLAY).all()
 
 
-def test_redeal_comes_before_the_hand_yaku_check(monkeypatch) -> None:
-    """First shuffle: four pines on the field and a teshi in hand; it must be dealt again."""
-    core = KoiKoiCore(1, seed=1)
-    bad = make_deck([4, 5, 6, 7, 8, 12, 16, 20], [9, 13, 17, 21, 24, 28, 32, 36],
-                    [0, 1, 2, 3, 40, 41, 44, 45])
-    good = make_deck([0, 4, 8, 12, 16, 20, 24, 37], [5, 9, 13, 17, 28, 32, 38, 41], PLAIN_FIELD)
-    decks = [bad, good]
-    monkeypatch.setattr(core, "_shuffled_decks",
-                        lambda games: np.array([decks.pop(0)], dtype=np.int8))
-    dealt = core.reset(seed=1, options={"dealer": 0})
-    assert len(dealt.rounds) == 0 and not dealt.match_over.any() and not decks
-    assert cards(core.hands[0, 0]) == set(good[:8]) and cards(core.field[0]) == set(PLAIN_FIELD)
+def test_shuffles_are_the_argsort_of_the_seed_hashes() -> None:
+    core = KoiKoiCore(64, {"hand_yaku": "none"}, seed=5, autoreset=False)
+    first = seeded_decks(core.seeds, 0)
+    plain = ~must_redeal(first, core.rules)
+    dealer = core.dealer.astype(np.intp)
+    for g in np.flatnonzero(plain):
+        assert cards(core.hands[g, dealer[g]]) == set(first[g, :8].tolist())
+        assert cards(core.field[g]) == set(first[g, 16:24].tolist())
+        assert core.stock[g].tolist() == first[g, 24:].tolist()
+    assert (core.deal_count[plain] == 1).all()
 
 
-def test_round_end_then_hand_yaku_deal_in_one_step(monkeypatch) -> None:
-    """A round ends, the next deal holds a teshi: both rounds come back from one step."""
+def test_redeal_comes_before_the_hand_yaku_check() -> None:
+    """A seed whose first shuffle shows four of a month on the field and a hand yaku in a
+    hand: that deal is thrown back, and no round ends at the deal."""
+    candidates = np.arange(300_000, dtype=np.uint64)
+    first = seeded_decks(candidates, 0)
+    second = seeded_decks(candidates, 1)
+    hands = np.stack([ids_to_bits(first[:, :8]), ids_to_bits(first[:, 8:16])], axis=1)
+    held = (hand_yaku_points(hands, NINTENDO) > 0).any(axis=1)
+    second_plain = ~must_redeal(second, NINTENDO) & (hand_yaku_points(np.stack(
+        [ids_to_bits(second[:, :8]), ids_to_bits(second[:, 8:16])], axis=1), NINTENDO) == 0
+    ).all(axis=1)
+    found = np.flatnonzero(must_redeal(first, NINTENDO) & held & second_plain)
+    assert len(found), "no seed among the candidates deals the case"
+    seed = int(candidates[found[0]])
+    core = KoiKoiCore(1, seed=0)
+    dealt = core.reset(seed=[seed], options={"dealer": 0})
+    assert len(dealt.rounds) == 0 and not dealt.match_over.any()
+    assert core.deal_count[0] == 2
+    assert cards(core.hands[0, 0]) == set(second[found[0], :8].tolist())
+    assert cards(core.field[0]) == set(second[found[0], 16:24].tolist())
+
+
+def test_round_end_then_hand_yaku_deal_in_one_step() -> None:
+    """A round ends and the next deal holds a teshi: with autoreset both rounds come back
+    from one step; without, the step ends the round and each deal_next reports its own."""
     deck, dp, op = pairs_deck(*SANKO_T5)
+    # game seeds whose first shuffle gives the dealer (seat g in game g) a teshi, and whose
+    # second shuffle holds no hand yaku
+    candidates = np.arange(20_000, dtype=np.uint64)
+    first, second = seeded_decks(candidates, 0), seeded_decks(candidates, 1)
+    dealer_teshi = (month_counts(ids_to_bits(first[:, :8])) == 4).any(axis=1) & (
+        hand_yaku_points(ids_to_bits(first[:, 8:16]), NINTENDO) == 0)
+    calm = (hand_yaku_points(np.stack([ids_to_bits(second[:, :8]),
+                                       ids_to_bits(second[:, 8:16])], axis=1), NINTENDO) == 0
+            ).all(axis=1)
+    good = dealer_teshi & calm & ~must_redeal(first, NINTENDO) & ~must_redeal(second, NINTENDO)
+    seeds = candidates[np.flatnonzero(good)[:2]].tolist()
     duo = Duo(deck)
-    teshi = make_deck(*HAND_CASES["dealer-teshi"][:3])
-    plain = make_deck([0, 4, 8, 12, 16, 20, 24, 37], [5, 9, 13, 17, 28, 32, 38, 41], PLAIN_FIELD)
-    decks = [teshi, plain]
-
-    def shuffled(games: np.ndarray) -> np.ndarray:
-        return np.array([decks.pop(0) if len(decks) > 1 else decks[0]] * len(games), np.int8)
-
-    monkeypatch.setattr(duo.core, "_shuffled_decks", shuffled)
+    duo.core.reset(seed=seeds, options={"deck": deck, "dealer": [0, 1]})
     out, _ = play_pairs(duo, script(dp, op, 5), {5: STOP})
     r = out.rounds
     for g in (0, 1):
@@ -88,7 +118,46 @@ def test_round_end_then_hand_yaku_deal_in_one_step(monkeypatch) -> None:
         assert r.winner[rows].tolist() == [g, g]  # the dealer won and dealt the teshi to itself
         assert out.reward[g, g] == 11 and out.reward[g, 1 - g] == -11
     assert duo.core.round_index.tolist() == [2, 2]
-    assert cards(duo.core.field[0]) == set(PLAIN_FIELD)
+    assert (duo.core.phase == PLAY).all() and (duo.core.deal_count == 2).all()
+
+    stopping = Duo(deck)
+    stopping.core = KoiKoiCore(2, seed=0, autoreset=False)
+    stopping.core.reset(seed=seeds, options={"deck": deck, "dealer": [0, 1]})
+    out, _ = play_pairs(stopping, script(dp, op, 5), {5: STOP})
+    assert out.rounds.reason.tolist() == [END_STOP, END_STOP]
+    assert (stopping.core.phase == ROUND_OVER).all()
+    with pytest.raises(IllegalActionError, match="round is over"):
+        stopping.core.step(np.array([STOP, STOP]))
+    dealt = stopping.core.deal_next()
+    assert dealt.rounds.reason.tolist() == [END_HAND_YAKU] * 2
+    assert dealt.rounds.points.tolist() == [6, 6] and (stopping.core.phase == ROUND_OVER).all()
+    again = stopping.core.deal_next()
+    assert len(again.rounds) == 0 and (stopping.core.phase == PLAY).all()
+    assert stopping.core.round_index.tolist() == [2, 2]
+    assert stopping.core.match_score.tolist() == duo.core.match_score.tolist()
+
+
+def test_target_score_at_the_deal_counts_points_scored() -> None:
+    """Three hand yaku in a row: the dealer 6, the other 6, the dealer 6 again. The dealer has
+    scored 12 = the target (though the net score is only 6), so the third deal ends the
+    match."""
+    teshi = make_deck(*HAND_CASES["dealer-teshi"][:3])
+    other = make_deck(*HAND_CASES["other-kuttsuki"][:3])
+    core = KoiKoiCore(2, {"target_score": 12}, seed=0, autoreset=False)
+    dealt = [core.reset(seed=0, options={"deck": teshi, "dealer": [0, 1]})]
+    dealt += [core.deal_next(decks=other), core.deal_next(decks=other)]
+    for g in (0, 1):  # the winner deals: then the first player, then the other one
+        assert [int(d.rounds.winner[g]) for d in dealt] == [g, 1 - g, g]
+        assert all(int(d.rounds.reason[g]) == END_HAND_YAKU for d in dealt)
+    assert [d.match_over.tolist() for d in dealt] == [[False, False]] * 2 + [[True, True]]
+    m = dealt[-1].matches
+    assert m.game.tolist() == [0, 1] and m.winner.tolist() == [0, 1]
+    assert m.rounds.tolist() == [3, 3] and m.scores.tolist() == [[6, -6], [-6, 6]]
+    assert (core.phase == MATCH_OVER).all() and core.points_won.tolist() == [[12, 6], [6, 12]]
+    core.deal_next(decks=make_deck([0, 4, 8, 12, 16, 20, 24, 37],
+                                   [5, 9, 13, 17, 28, 32, 38, 41], PLAIN_FIELD))
+    assert (core.round_index == 0).all() and (core.points_won == 0).all()
+    assert (core.phase == PLAY).all()
 
 
 # -------------------------------------------------------------------- hand yaku
@@ -148,29 +217,3 @@ def test_one_round_match_that_ends_at_the_deal_is_reported(case: str) -> None:
         assert m.scores[g, seat] == 6 and m.scores[g, 1 - seat] == -6
     assert (core.round_index == 0).all() and (core.match_score == 0).all()
     assert (core.points_won == 0).all() and (core.phase == PLAY).all()
-
-
-def test_target_score_at_the_deal_counts_points_scored(monkeypatch) -> None:
-    """Three hand yaku in a row: the dealer 6, the other 6, the dealer 6 again. The dealer has
-    scored 12 = the target (though the net score is only 6), so reset ends the match."""
-    teshi = make_deck(*HAND_CASES["dealer-teshi"][:3])
-    other = np.array(make_deck(*HAND_CASES["other-kuttsuki"][:3]), np.int8)
-    plain = np.array(make_deck([0, 4, 8, 12, 16, 20, 24, 37], [5, 9, 13, 17, 28, 32, 38, 41],
-                               PLAIN_FIELD), np.int8)
-    decks = [other, other]  # the winner deals: then the first player, then the other one
-
-    def shuffled(games: np.ndarray) -> np.ndarray:
-        return np.array([decks.pop(0) if decks else plain] * len(games))
-
-    core = KoiKoiCore(2, {"target_score": 12}, seed=0)
-    monkeypatch.setattr(core, "_shuffled_decks", shuffled)
-    start = core.reset(seed=0, options={"deck": teshi, "dealer": [0, 1]})
-    r, m = start.rounds, start.matches
-    for g in (0, 1):
-        rows = np.flatnonzero(r.game == g)
-        assert r.reason[rows].tolist() == [END_HAND_YAKU] * 3
-        assert r.winner[rows].tolist() == [g, 1 - g, g]  # game g: seat g dealt first
-    assert start.match_over.tolist() == [True, True] and m.game.tolist() == [0, 1]
-    assert m.winner.tolist() == [0, 1] and m.rounds.tolist() == [3, 3]
-    assert m.scores.tolist() == [[6, -6], [-6, 6]]
-    assert (core.round_index == 0).all() and (core.points_won == 0).all()

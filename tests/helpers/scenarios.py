@@ -227,3 +227,15 @@ HAND_CASES = {
     "teshi-and-kuttsuki-once": ([0, 1, 2, 3, 4, 5, 8, 9], [6, 10, 13, 17, 20, 24, 28, 32],
                                 PLAIN_FIELD, D, "teshi"),
 }
+
+
+def seeded_decks(game_seeds, deal_count: int = 0) -> np.ndarray:
+    """(n, 48) the shuffle number ``deal_count`` of each game seed, computed in NumPy as the
+    rules define it (an argsort of splitmix64 keys of the seed, the count and the card):
+    an independent check of the kernel's shuffle, and a way to find seeds that deal a case."""
+    from hanafuda_env.seeding import GOLDEN, splitmix64
+
+    seeds = np.asarray(game_seeds, dtype=np.uint64)
+    word = splitmix64(seeds ^ splitmix64(np.full(len(seeds), deal_count, dtype=np.uint64)))
+    keys = splitmix64(word[:, None] + np.arange(C.NUM_CARDS, dtype=np.uint64) * GOLDEN)
+    return np.argsort(keys, axis=1).astype(np.int8)
