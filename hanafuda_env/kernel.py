@@ -605,6 +605,18 @@ def legal_masks(records, out) -> None:
             bits &= bits - _ONE
 
 
+@njit(cache=True)
+def legal_ids(records, g, out) -> np.int64:
+    """The legal actions of game ``g`` into ``out`` (ascending); returns how many."""
+    bits, offset = _legal_bits(records[g])
+    n = 0
+    while bits != _ZERO:
+        out[n] = offset + lowest_index(bits)
+        bits &= bits - _ONE
+        n += 1
+    return n
+
+
 @njit(cache=True, inline="always")
 def _legal_bits(s):
     """The legal actions as a bit set and the action id of bit 0."""

@@ -24,14 +24,15 @@ and the stock among themselves leaves it unchanged.
 
 from __future__ import annotations
 
-import struct
+from typing import Any
 
 import numpy as np
+from numba import njit
 
 from . import cards as C
-from .core import HAND_SIZE, PHASE_NAMES, STOCK_SIZE, KoiKoiCore
-from .game import KoiKoiGame
+from .deals import HAND_SIZE, STOCK_SIZE
 from .rules import RuleSet, RuleSpec, resolve_rules
+from .state import N_DECISION_PHASES, PHASE_NAMES
 
 CARD_BLOCKS = ("hand", "field", "own_pile", "opp_pile", "unseen", "pending")
 SCALAR_NAMES = (
@@ -53,7 +54,7 @@ SCALAR_NAMES = (
     # when the rules give no starting stake
 )
 CALLS_SCALE = 8  # more calls than turns in a round cannot be made
-N_PHASES = 4
+N_PHASES = N_DECISION_PHASES  # a finished round's observation has no phase bit
 OBS_DIM = 48 * len(CARD_BLOCKS) + N_PHASES + len(SCALAR_NAMES)
 # Raised whenever an entry changes meaning: a checkpoint records the version it was trained
 # on, and one of another version is refused (its network would read other inputs).
@@ -86,58 +87,111 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def encode_observations(core: KoiKoiCore, seats: int | np.ndarray | None = None,
+def encode_observations(engine: Any, seats: int | np.ndarray | None = None,
                         out: np.ndarray | None = None) -> np.ndarray:
-    """(B, OBS_DIM) float32 observations of ``seats`` (default: the player to move)."""
-    seats = core.mover if seats is None else np.broadcast_to(np.asarray(seats), core.mover.shape)
-    b = core.n_games
-    obs = np.empty((b, OBS_DIM), dtype=np.float32) if out is None else out
-    mine = seats == 0
-    own_hand = np.where(mine, core.hands[:, 0], core.hands[:, 1])
-    opp_hand = np.where(mine, core.hands[:, 1], core.hands[:, 0])
-    own_pile = np.where(mine, core.piles[:, 0], core.piles[:, 1])
-    opp_pile = np.where(mine, core.piles[:, 1], core.piles[:, 0])
-    pending = np.where(core.pending >= 0, C.CARD_BITS[np.maximum(core.pending, 0)], np.uint64(0))
-    seen = own_hand | core.field | own_pile | opp_pile | pending
-    sets = np.stack([own_hand, core.field, own_pile, opp_pile,
-                     np.uint64(C.ALL_CARDS) & ~seen, pending], axis=1)
-    obs[:, :48 * len(CARD_BLOCKS)] = C.bits_to_bool(sets).reshape(b, -1)
-    phase = BLOCK["phase"]
-    obs[:, phase] = 0.0
-    obs[np.arange(b), phase.start + core.phase.astype(np.intp)] = 1.0
-
-    rules = core.rules
-    unit = score_unit(rules)
-    own_calls = np.where(mine, core.koikoi_calls[:, 0], core.koikoi_calls[:, 1])
-    opp_calls = np.where(mine, core.koikoi_calls[:, 1], core.koikoi_calls[:, 0])
-    own_total = np.where(mine, core.yaku_total[:, 0], core.yaku_total[:, 1])
-    opp_total = np.where(mine, core.yaku_total[:, 1], core.yaku_total[:, 0])
-    diff = np.where(mine, core.match_score[:, 0], core.match_score[:, 1])  # zero-sum: the lead
-    at = SCALAR_INDEX
-    obs[:, at["stock_left"]] = (STOCK_SIZE - core.stock_pos) / STOCK_SIZE
-    obs[:, at["own_hand_size"]] = np.bitwise_count(own_hand) / HAND_SIZE
-    obs[:, at["opp_hand_size"]] = np.bitwise_count(opp_hand) / HAND_SIZE
-    obs[:, at["own_called_koikoi"]] = own_calls > 0
-    obs[:, at["opp_called_koikoi"]] = opp_calls > 0
-    obs[:, at["own_koikoi_calls"]] = own_calls / CALLS_SCALE
-    obs[:, at["opp_koikoi_calls"]] = opp_calls / CALLS_SCALE
-    obs[:, at["own_yaku_total"]] = np.minimum(own_total / unit, TOTAL_CLIP)
-    obs[:, at["opp_yaku_total"]] = np.minimum(opp_total / unit, TOTAL_CLIP)
-    obs[:, at["is_dealer"]] = core.dealer == seats
-    obs[:, at["round_progress"]] = core.round_index / rules.rounds
-    obs[:, at["rounds_left"]] = (rules.rounds - core.round_index) / rules.rounds
-    obs[:, at["score_diff"]] = np.clip(diff / unit, -SCORE_CLIP, SCORE_CLIP)
-    stake = rules.starting_points
-    obs[:, at["own_points_left"]] = (0.0 if stake is None else
-                                     np.clip((stake + diff) / unit, -SCORE_CLIP, SCORE_CLIP))
+    """(B, OBS_DIM) float32 observations of ``seats`` (default: the player to move) in every
+    game of an engine (``KoiKoiCore`` or ``KoiKoiGame``: anything with ``records`` and
+    ``rules``), computed by the compiled encoder."""
+    records = engine.records
+    b = len(records)
+    if seats is None:
+        seat_of = records["mover"].astype(np.int64)
+    elif np.ndim(seats) == 0:
+        seat_of = np.full(b, seats, dtype=np.int64)
+    else:
+        seat_of = np.asarray(seats, dtype=np.int64).reshape(b)
+    direct = out is not None and out.dtype == np.float32 and out.flags.c_contiguous
+    obs = out if direct else np.empty((b, OBS_DIM), dtype=np.float32)
+    encode_rows(records, seat_of, *_scales(engine.rules), obs)
+    if out is not None and not direct:  # a caller's array of another layout or float dtype
+        out[...] = obs
+        return out
     return obs
+
+
+_SCALES: dict[int, tuple[RuleSet, tuple[float, float, float]]] = {}
+
+
+def _scales(rules: RuleSet) -> tuple[float, float, float]:
+    """The encoder's point unit, rounds and stake (-1: none) of a rule set, kept by the
+    rule set's identity (hashing a rule set costs more than the encoding of one game)."""
+    kept = _SCALES.get(id(rules))
+    if kept is None or kept[0] is not rules:
+        stake = -1.0 if rules.starting_points is None else float(rules.starting_points)
+        kept = _SCALES[id(rules)] = (rules, (score_unit(rules), float(rules.rounds), stake))
+    return kept[1]
+
+
+_AT_SCALARS = BLOCK["scalars"].start
+_AT_PHASE = BLOCK["phase"].start
+_AT_STOCK_LEFT, _AT_OWN_HAND, _AT_OPP_HAND, _AT_OWN_CALLED, _AT_OPP_CALLED, _AT_OWN_CALLS, \
+    _AT_OPP_CALLS, _AT_OWN_TOTAL, _AT_OPP_TOTAL, _AT_DEALER, _AT_PROGRESS, _AT_LEFT, \
+    _AT_DIFF, _AT_POINTS_LEFT = (SCALAR_INDEX[name] for name in SCALAR_NAMES)
+_ALL = np.uint64(C.ALL_CARDS)
+
+
+@njit(cache=True)
+def _bits_into(row, start, bits) -> None:
+    for i in range(48):
+        row[start + i] = np.float32((bits >> np.uint64(i)) & np.uint64(1))
+
+
+@njit(cache=True)
+def _popcount(bits) -> int:
+    n = 0
+    while bits != np.uint64(0):
+        bits &= bits - np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def encode_rows(records, seats, unit, rounds, stake, out) -> None:
+    """The encoder: one observation row per game (see the module docstring for the layout;
+    ``stake`` < 0 means the rules give no starting points)."""
+    for g in range(records.shape[0]):
+        s = records[g]
+        me = seats[g]
+        other = 1 - me
+        row = out[g]
+        pending = np.uint64(0) if s.pending < 0 else np.uint64(1) << np.uint64(s.pending)
+        own_hand, opp_hand = s.hands[me], s.hands[other]
+        own_pile, opp_pile = s.piles[me], s.piles[other]
+        unseen = _ALL & ~(own_hand | s.field | own_pile | opp_pile | pending)
+        _bits_into(row, 0, own_hand)
+        _bits_into(row, 48, s.field)
+        _bits_into(row, 96, own_pile)
+        _bits_into(row, 144, opp_pile)
+        _bits_into(row, 192, unseen)
+        _bits_into(row, 240, pending)
+        for p in range(N_PHASES):
+            row[_AT_PHASE + p] = 1.0 if s.phase == p else 0.0
+        own_calls, opp_calls = s.koikoi_calls[me], s.koikoi_calls[other]
+        diff = s.match_score[me] / unit  # zero-sum: the lead
+        row[_AT_STOCK_LEFT] = (STOCK_SIZE - s.stock_pos) / STOCK_SIZE
+        row[_AT_OWN_HAND] = _popcount(own_hand) / HAND_SIZE
+        row[_AT_OPP_HAND] = _popcount(opp_hand) / HAND_SIZE
+        row[_AT_OWN_CALLED] = 1.0 if own_calls > 0 else 0.0
+        row[_AT_OPP_CALLED] = 1.0 if opp_calls > 0 else 0.0
+        row[_AT_OWN_CALLS] = own_calls / CALLS_SCALE
+        row[_AT_OPP_CALLS] = opp_calls / CALLS_SCALE
+        row[_AT_OWN_TOTAL] = min(s.yaku_total[me] / unit, TOTAL_CLIP)
+        row[_AT_OPP_TOTAL] = min(s.yaku_total[other] / unit, TOTAL_CLIP)
+        row[_AT_DEALER] = 1.0 if s.dealer == me else 0.0
+        row[_AT_PROGRESS] = s.round_index / rounds
+        row[_AT_LEFT] = (rounds - s.round_index) / rounds
+        row[_AT_DIFF] = min(max(diff, -SCORE_CLIP), SCORE_CLIP)
+        left = 0.0
+        if stake >= 0:
+            left = min(max((stake + s.match_score[me]) / unit, -SCORE_CLIP), SCORE_CLIP)
+        row[_AT_POINTS_LEFT] = left
 
 
 # ------------------------------------------------------------- hidden cards (critics only)
 HIDDEN_DIM = 2 * 48  # the opponent's hand, then the stock's draw order
 
 
-def encode_hidden(core: KoiKoiCore, seats: int | np.ndarray | None = None) -> np.ndarray:
+def encode_hidden(core: Any, seats: int | np.ndarray | None = None) -> np.ndarray:
     """(B, HIDDEN_DIM) float32: what ``seats`` (default: the player to move) cannot see.
 
     The first block is the opponent's hand (1 = holds the card); the second is the undrawn
@@ -157,68 +211,17 @@ def encode_hidden(core: KoiKoiCore, seats: int | np.ndarray | None = None) -> np
     return out
 
 
-# ------------------------------------------------------------------ one game, fast (KoiKoiGame)
-
-_N_BINARY = BLOCK["scalars"].start  # card blocks and phase one-hot: 292 bits of one Python int
-_BINARY = f"0{_N_BINARY}b"  # format() spec: those bits as digits, the highest first
-_DIGITS = bytes.maketrans(b"01", b"\x00\x01")  # ASCII digits -> 0/1 bytes
-_PHASE_BIT = tuple(1 << (BLOCK["phase"].start + p) for p in range(N_PHASES))
-_AT_HAND, _AT_FIELD, _AT_OWN, _AT_OPP, _AT_UNSEEN, _AT_PENDING = (
-    BLOCK[name].start for name in CARD_BLOCKS)
-_SCALARS = struct.Struct(f"<{len(SCALAR_NAMES)}f")  # float32, as NumPy stores them
-_SCALARS_AT = 4 * _N_BINARY  # their byte offset in an observation
+_SEAT_ROWS = (np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64))
 
 
-def encode_game(game: KoiKoiGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-    """(OBS_DIM,) float32 observation of ``seat``: exactly ``encode_observations`` of the
-    same state, built from Python ints for single-game speed. NumPy calls dominate here, so
-    there are two: the card and phase bits, one int, become binary digits by ``format``
-    (0/1 bytes after ``translate``) widened by one reversed-slice assignment (the digits come
-    highest bit first); the scalars are packed straight into the fresh array's buffer.
-    (Positional dtypes: NumPy parses keywords of these calls slowly.)"""
-    fresh = out is None
-    if fresh:
-        out = np.empty(OBS_DIM, np.float32)
-    other = 1 - seat
-    own_hand, opp_hand = game.hands[seat], game.hands[other]
-    own_pile, opp_pile = game.piles[seat], game.piles[other]
-    field = game.field
-    pending = 1 << game.pending if game.pending >= 0 else 0
-    unseen = C.ALL_CARDS & ~(own_hand | field | own_pile | opp_pile | pending)
-    packed = (own_hand << _AT_HAND | field << _AT_FIELD | own_pile << _AT_OWN
-              | opp_pile << _AT_OPP | unseen << _AT_UNSEEN | pending << _AT_PENDING
-              | _PHASE_BIT[game.phase])
-    out[_N_BINARY - 1::-1] = memoryview(format(packed, _BINARY).encode().translate(_DIGITS))
-    rules = game.rules
-    rounds = rules.rounds
-    unit = score_unit(rules)  # >= 10: no zero division
-    totals, calls, score = game.yaku_total, game.koikoi_calls, game.match_score
-    own_total = totals[seat] / unit
-    opp_total = totals[other] / unit
-    diff = score[seat] / unit  # zero-sum: the lead
-    stake = rules.starting_points
-    left = 0.0 if stake is None else stake / unit + diff
-    scalars = (  # in SCALAR_NAMES order (tests compare this with encode_observations)
-        (STOCK_SIZE - game.stock_pos) / STOCK_SIZE,
-        own_hand.bit_count() / HAND_SIZE,
-        opp_hand.bit_count() / HAND_SIZE,
-        1.0 if calls[seat] > 0 else 0.0,
-        1.0 if calls[other] > 0 else 0.0,
-        calls[seat] / CALLS_SCALE,
-        calls[other] / CALLS_SCALE,
-        own_total if own_total < TOTAL_CLIP else TOTAL_CLIP,
-        opp_total if opp_total < TOTAL_CLIP else TOTAL_CLIP,
-        1.0 if game.dealer == seat else 0.0,
-        game.round_index / rounds,
-        (rounds - game.round_index) / rounds,
-        -SCORE_CLIP if diff < -SCORE_CLIP else (diff if diff < SCORE_CLIP else SCORE_CLIP),
-        -SCORE_CLIP if left < -SCORE_CLIP else (left if left < SCORE_CLIP else SCORE_CLIP),
-    )
-    if fresh:
-        _SCALARS.pack_into(out, _SCALARS_AT, *scalars)
-    else:  # a caller's array, of any layout and float dtype: NumPy converts
-        out[_N_BINARY:] = scalars
-    return out
+def encode_game(game: Any, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """(OBS_DIM,) float32 observation of ``seat`` in a one-game engine (``KoiKoiGame``)."""
+    if out is not None:
+        encode_observations(game, seat, out.reshape(1, OBS_DIM))
+        return out
+    obs = np.empty((1, OBS_DIM), dtype=np.float32)
+    encode_rows(game.records, _SEAT_ROWS[seat], *_scales(game.rules), obs)
+    return obs[0]
 
 
 def describe_observation(obs: np.ndarray, rules: RuleSpec = None) -> str:

@@ -7,8 +7,9 @@ the same machinery would score any game whose yaku are card-count patterns (Hana
 RULES.md §3, has no table yet).
 
 Three scorers read one table: :func:`score_yaku` (one pile, plain Python, a name → points
-dict), :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown) and
-``game_scoring.PileScorer`` (lookup tables for the plain one-game ``KoiKoiGame``).
+dict), :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown, for agents
+and analysis) and the engine's compiled scorer (``kernel.compile_rules`` turns the table into
+the mask and count arrays that ``kernel.pile_total`` reads).
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from hanafuda_env import cards as C
+from hanafuda_env import kernel
 from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.game_scoring import game_tables, hand_points
 from hanafuda_env.rules import RuleSet, resolve_rules
 from hanafuda_env.scoring import batch_scorer, hand_yaku_points, score_yaku
 from tests.reference import ReferenceGame, game_seed, hand_yaku, to_mask, yaku_points
@@ -334,7 +334,8 @@ def test_a_hand_both_teshi_and_kuttsuki_scores_as_the_one_worth_more(
     for rows in engines:
         first = rows[0]["yaku"] if rows and rows[0]["turns"] == 0 else None
         assert first == expected
-    held = hand_points(C.mask_of(BOTH), game_tables(rules))
+    points, teshi = kernel.hand_yaku(np.uint64(C.mask_of(BOTH)), kernel.compile_rules(rules).params)
+    held = (points, "teshi" if teshi else "kuttsuki") if points else (0, "")
     assert held == (next(iter(expected.items()))[::-1] if expected else (0, ""))
 
 

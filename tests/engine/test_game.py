@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hanafuda_env import kernel
 from hanafuda_env.core import (
     DECIDE,
     KOIKOI,
     STOP,
     KoiKoiCore,
 )
-from hanafuda_env.game import KoiKoiGame, game_seed_of, splitmix64_int
+from hanafuda_env.game import KoiKoiGame, game_seed_of
 from hanafuda_env.observation import OBS_DIM, encode_game, encode_observations
 from hanafuda_env.rules import resolve_rules
 from hanafuda_env.seeding import game_seeds, splitmix64
@@ -156,7 +157,7 @@ def test_same_seed_deals_the_same_match():
         game = KoiKoiGame("ten-base", game_seed=int(core.seeds[g]))
         assert game.state_dict() == core_state(core, g)
     x = np.arange(5, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    assert [splitmix64_int(int(v)) for v in x] == splitmix64(x).tolist()
+    assert [int(kernel.splitmix64(v)) for v in x] == splitmix64(x).tolist()
     with pytest.raises(ValueError):
         KoiKoiGame(seed=-1)
 

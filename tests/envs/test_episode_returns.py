@@ -13,7 +13,6 @@ import pytest
 
 from hanafuda_env import koikoi_v0
 from hanafuda_env.core import STOP
-from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
 from tests.helpers.envs import (
     HANAMI_DECK,
@@ -200,22 +199,13 @@ def test_gym_reward_scale_multiplies_round_points() -> None:
     assert _hanami_step_reward(3.0) == pytest.approx(15.0)
 
 
-def test_gym_rounds_carried_past_a_skipped_match_are_paid_with_the_first_step(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gym_rounds_carried_past_a_skipped_match_are_paid_with_the_first_step() -> None:
     """episode="match": the opponent wins a whole match before the learner's first decision
     (skipped); the next match's first round ends at its deal on teshi (§2.3). That round
     belongs to the learner's episode, so its points come with the learner's first step."""
-    decks = [HANAMI_DECK, TESHI_DECK]  # round 2 of the first match, then the next match
-    real = KoiKoiGame._shuffled_deck
-
-    def next_deck(game: KoiKoiGame) -> list[int]:
-        if decks:
-            game.deal_count += 1
-            return list(decks.pop(0))
-        return real(game)
-
     env = KoiKoiSingleAgentEnv(opponent=stopper, learner_seat=1, episode="match", rounds=2)
-    monkeypatch.setattr(KoiKoiGame, "_shuffled_deck", next_deck)
+    # round 2 of the first match, then the next match's first round, as dealt
+    env.game.upcoming_decks = [list(HANAMI_DECK), list(TESHI_DECK)]
     obs, info = env.reset(seed=0, options=hanami_deck(0))
     assert [(r["winner"], r["yaku"]) for r in info["skipped"]] == [
         (0, {"hanami_zake": 5}), (0, {"hanami_zake": 5})]

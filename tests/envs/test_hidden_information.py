@@ -76,10 +76,12 @@ def test_aec_observation_hides_opponent_hand_and_stock():
             np.testing.assert_array_equal(env.observe(agent)["observation"], before)
             # swapping a visible card with a hidden one does change it
             if moved.hands[seat] and moved.hands[1 - seat]:
-                mine = moved.hands[seat] & -moved.hands[seat]
-                theirs = moved.hands[1 - seat] & -moved.hands[1 - seat]
-                moved.hands[seat] ^= mine | theirs
-                moved.hands[1 - seat] ^= mine | theirs
+                hands = moved.hands
+                mine = hands[seat] & -hands[seat]
+                theirs = hands[1 - seat] & -hands[1 - seat]
+                hands[seat] ^= mine | theirs
+                hands[1 - seat] ^= mine | theirs
+                moved.hands = hands
                 assert not np.array_equal(env.observe(agent)["observation"], before)
             raw.game = original
         env.step(random_action(env, rng))
