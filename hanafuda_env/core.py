@@ -19,6 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import batch as B
 from . import cards as C
 from . import kernel as K
 from .deals import HAND_SIZE, STOCK_SIZE, check_decks, check_option_names, check_seats
@@ -79,7 +80,8 @@ class KoiKoiCore:
         self.view = State.of(records)
         n = len(records)
         self._games = np.arange(n)
-        self._results = np.zeros((n, _RESULT_SLOTS), dtype=RESULT_DTYPE)
+        self._rows = np.zeros(n * _RESULT_SLOTS, dtype=RESULT_DTYPE)
+        self._row_games = np.zeros(n * _RESULT_SLOTS, dtype=np.int64)
         self._n_results = np.zeros(n, dtype=np.int8)
         self._shuffles = np.full((n, C.NUM_CARDS), -1, dtype=np.int64)
 
@@ -177,14 +179,14 @@ class KoiKoiCore:
         orders = self._shuffles[:len(games)] if deck is None else deck.astype(np.int64)
         rows: list[tuple[np.ndarray, np.ndarray]] = []
         while len(games):
-            K.deal_games(self.records, games, orders, c.params, c.yaku_masks, c.yaku_counts,
-                         self._results, self._n_results)
-            ended = games[self._n_results[games] > 0]
-            if len(ended):
-                rows.append((ended, self._results[ended, 0].copy()))
+            k = B.deal_games(self.records, games, orders, c.params, c.yaku_masks,
+                             c.yaku_counts, self._rows, self._row_games, self._n_results)
+            ended = self._row_games[:k].copy()
+            if k:
+                rows.append((ended, self._rows[:k].copy()))
             if not self.autoreset:
                 break
-            games, orders = ended, self._shuffles[:len(ended)]
+            games, orders = ended, self._shuffles[:k]
         rounds, matches = self._tables(rows)
         return ResetOutcome(self._rewards(rounds), self._match_over(matches), rounds, matches)
 
@@ -192,13 +194,13 @@ class KoiKoiCore:
     def legal_action_mask(self) -> np.ndarray:
         """(B, 98) bool: the actions allowed to the player to move in each game."""
         mask = np.empty((self.n_games, NUM_ACTIONS), dtype=bool)
-        K.legal_masks(self.records, mask)
+        B.legal_masks(self.records, mask)
         return mask
 
     def sample_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action per game (-1 where the round is over)."""
         out = np.empty(self.n_games, dtype=np.int64)
-        K.sample_actions(self.records, rng.random(self.n_games), out)
+        B.sample_actions(self.records, rng.random(self.n_games), out)
         return out
 
     def _raise_illegal(self, g: int, given: np.ndarray) -> None:
@@ -222,20 +224,17 @@ class KoiKoiCore:
             raise ValueError(f"actions must be {self.n_games} integers (one per game), got "
                              f"shape {given.shape} dtype {given.dtype}")
         c = self._compiled
-        bad = K.step_games(self.records, given.astype(np.int64, copy=False), c.params,
-                           c.yaku_masks, c.yaku_counts, self._results, self._n_results,
-                           self.autoreset)
-        if bad >= 0:
-            self._raise_illegal(bad, given)
-        counts = self._n_results
-        if not counts.any():
+        k = B.step_games(self.records, given.astype(np.int64, copy=False), c.params,
+                         c.yaku_masks, c.yaku_counts, self._rows, self._row_games,
+                         self._n_results, _RESULT_SLOTS, self.autoreset)
+        if k < 0:
+            self._raise_illegal(-1 - k, given)
+        if not k:
             return StepOutcome(np.zeros((self.n_games, 2), dtype=np.int32),
                                np.zeros(self.n_games, dtype=bool),
                                np.zeros(self.n_games, dtype=bool), *_NO_ROWS(self.yaku_names))
-        round_over = counts > 0
-        rows = [(g, self._results[g, k].copy())
-                for k in range(_RESULT_SLOTS) if len(g := self._games[counts > k])]
-        outcome_rows = self._tables(rows)
+        round_over = self._n_results > 0
+        outcome_rows = self._tables([(self._row_games[:k].copy(), self._rows[:k].copy())])
         if self.autoreset and (stuck := self._games[self.round_over]).size:
             more = self._deal(stuck, None)  # a run of hand yaku longer than the slots
             outcome_rows = (RoundResults.concat([outcome_rows[0], more.rounds], self.yaku_names),
@@ -249,8 +248,8 @@ class KoiKoiCore:
         """Result rows (game indices, RESULT_DTYPE records) as round and match tables."""
         if not rows:
             return _NO_ROWS(self.yaku_names)
-        games = np.concatenate([g for g, _ in rows])
-        r = np.concatenate([row for _, row in rows])
+        games = np.concatenate([g for g, _ in rows]) if len(rows) > 1 else rows[0][0]
+        r = np.concatenate([row for _, row in rows]) if len(rows) > 1 else rows[0][1]
         n_names = len(self.yaku_names)
         rounds = RoundResults(
             games, r["round_index"].astype(np.int16), r["dealer"], r["winner"], r["base"],
@@ -272,6 +271,29 @@ class KoiKoiCore:
         over = np.zeros(self.n_games, dtype=bool)
         over[matches.game] = True
         return over
+
+    def rollout(self, policy: str | tuple[str, str] = "random", until: str = "round",
+                seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Play every game on inside the kernel to the end of its round (``until="round"``)
+        or match (``"match"``, dealing the rounds between) with a compiled ``policy``
+        ("random" or "greedy", or one per seat); returns the zero-sum points each seat won
+        (B, 2) and the moves played (B,). Games end in phase ROUND_OVER / MATCH_OVER (an
+        autoreset core deals on at its next ``deal_next``); no result rows are kept, so
+        fork the games to roll out first."""
+        names = (policy, policy) if isinstance(policy, str) else tuple(policy)
+        if len(names) != 2 or any(name not in B.POLICIES for name in names):
+            raise ValueError(f"policy must be one of {', '.join(B.POLICIES)} or a pair of "
+                             f"them (one per seat), got {policy!r}")
+        if until not in ("round", "match"):
+            raise ValueError(f"until must be 'round' or 'match', got {until!r}")
+        check_seed_value(seed, "rollout seed")
+        rewards = np.zeros((self.n_games, 2), dtype=np.int64)
+        decisions = np.zeros(self.n_games, dtype=np.int64)
+        c = self._compiled
+        B.rollout_games(self.records, c.params, c.yaku_masks, c.yaku_counts,
+                        np.array([B.POLICIES[n] for n in names], dtype=np.int64), np.uint64(seed),
+                        until == "match", rewards, decisions)
+        return rewards, decisions
 
     # ------------------------------------------------------------- branching
     def fork(self, games: int | np.integer | Sequence[int] | np.ndarray, copies: int = 1,

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import batch as B
 from . import cards as C
 from . import kernel as K
 from .core import IllegalActionError, KoiKoiCore, action_name, describe_actions
@@ -104,7 +105,8 @@ class KoiKoiGame:
     def _buffers(self, records: np.ndarray) -> None:
         self.records = records
         self._action = np.zeros(1, dtype=np.int64)
-        self._results = np.zeros((1, 1), dtype=RESULT_DTYPE)
+        self._rows = np.zeros(1, dtype=RESULT_DTYPE)
+        self._row_games = np.zeros(1, dtype=np.int64)
         self._n_results = np.zeros(1, dtype=np.int8)
         self._mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
         self._at = np.zeros(1, dtype=np.int64)
@@ -188,12 +190,12 @@ class KoiKoiGame:
             order = np.full((1, C.NUM_CARDS), -1, dtype=np.int64)
             if deck is not None:
                 order[0] = deck
-            K.deal_games(self.records, self._at, order, c.params, c.yaku_masks, c.yaku_counts,
-                         self._results, self._n_results)
+            B.deal_games(self.records, self._at, order, c.params, c.yaku_masks, c.yaku_counts,
+                         self._rows, self._row_games, self._n_results)
             deck = None
             ended = bool(self._n_results[0])
             if self.deal_log is not None:  # a hand-yaku round has already passed the deal on
-                dealer = int(self._results[0, 0]["dealer"]) if ended else self.dealer
+                dealer = int(self._rows[0]["dealer"]) if ended else self.dealer
                 self.deal_log.append((self.dealt_order(dealer), dealer))
             if not ended:
                 return
@@ -209,7 +211,7 @@ class KoiKoiGame:
 
     def _collect(self, rounds: list[dict], matches: list[dict]) -> None:
         """The result row the kernel just wrote, as dicts."""
-        r = self._results[0, 0]
+        r = self._rows[0]
         names = self.yaku_names
         yaku = r["yaku"]
         rounds.append({
@@ -228,11 +230,11 @@ class KoiKoiGame:
     # -------------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:
         """The actions allowed to the player to move, ascending."""
-        return self._ids[:K.legal_ids(self.records, 0, self._ids)].tolist()
+        return self._ids[:B.legal_ids(self.records, 0, self._ids)].tolist()
 
     def legal_action_mask(self) -> np.ndarray:
         """(98,) int8: 1 where the action is allowed."""
-        K.legal_masks(self.records, self._mask)
+        B.legal_masks(self.records, self._mask)
         return self._mask[0].astype(np.int8)
 
     # ---------------------------------------------------------------------------- step
@@ -243,8 +245,8 @@ class KoiKoiGame:
         # an id beyond int64 is no action: refused below, named as given
         self._action[0] = action if -2**63 <= action < 2**63 else -1
         c = self._compiled
-        if K.step_games(self.records, self._action, c.params, c.yaku_masks, c.yaku_counts,
-                        self._results, self._n_results, False) >= 0:
+        if B.step_games(self.records, self._action, c.params, c.yaku_masks, c.yaku_counts,
+                        self._rows, self._row_games, self._n_results, 1, False) < 0:
             allowed = self.legal_actions()
             raise IllegalActionError(
                 f"game 0: action {action} ({action_name(action)}) is illegal for seat "

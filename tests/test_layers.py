@@ -21,6 +21,7 @@ ENV_LAYERS = [
     {"deals"},
     {"state"},
     {"kernel", "observation"},
+    {"batch"},
     {"core"},
     {"game"},
     {"rendering", "env_options", "records"},

@@ -1,0 +1,252 @@
+"""Batch loops over the kernel's rule functions, and rollouts played inside the kernel.
+
+Every function takes the whole batch (a :data:`state.STATE_DTYPE` array) and writes into
+arrays the caller owns, so Python is entered once per batch step, not per game. A rollout
+plays forked games to the end of their round or match with a compiled policy (uniformly
+random, or greedy for card points) without returning to Python per move: what search bots
+call. Its random numbers are splitmix64 hashes of a seed, the game's index in the batch and a
+move counter: reproducible by seed, and every fork of one game rolls out its own future.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import cards as C
+from .kernel import (
+    _MONTH_OF_CARD,
+    _ONE,
+    _U,
+    _ZERO,
+    apply_move,
+    deal_one,
+    is_legal,
+    lowest_index,
+    popcount,
+    splitmix64,
+)
+from .state import (
+    CHOOSE_DRAWN,
+    CHOOSE_OFFSET,
+    CHOOSE_PLAYED,
+    DECIDE,
+    PLAY,
+    RESULT_DTYPE,
+    ROUND_OVER,
+    STOP,
+)
+
+RANDOM, GREEDY = 0, 1
+POLICIES = {"random": RANDOM, "greedy": GREEDY}
+_KIND_MASKS = np.array([C.BRIGHTS, C.ANIMALS, C.RIBBONS, C.CHAFF_CARDS], dtype=np.uint64)
+_KIND_POINTS = np.array([20.0, 10.0, 5.0, 1.0])  # the greedy agent's card points
+
+
+@njit(cache=True)
+def step_games(records, actions, params, masks, counts, rows, row_games, n_results, slots,
+               autoreset) -> np.int64:
+    """One action per game. Returns -1 - g for the first game g whose action is illegal (then
+    no game changed), else the number of result rows written: ``rows[k]`` is a finished
+    round of game ``row_games[k]`` (``n_results[g]`` per game). With ``autoreset`` a game's
+    next rounds are dealt while it has written fewer than ``slots`` rows (a dealt hand yaku
+    writes one); a game left over then waits for ``deal_games``."""
+    n = records.shape[0]
+    for g in range(n):
+        if not is_legal(records[g], actions[g]):
+            return -1 - g
+    shuffled = np.full(48, -1, np.int64)
+    order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
+    k = 0
+    for g in range(n):
+        s = records[g]
+        n_results[g] = 0
+        if not apply_move(s, actions[g], params, masks, counts, rows[k]):
+            continue
+        row_games[k] = g
+        k += 1
+        n_results[g] = 1
+        while autoreset and n_results[g] < slots:
+            if not deal_one(s, params, masks, counts, shuffled, rows[k], order, work):
+                break
+            row_games[k] = g
+            k += 1
+            n_results[g] += 1
+    return k
+
+
+@njit(cache=True)
+def deal_games(records, games, decks, params, masks, counts, rows, row_games, n_results
+               ) -> np.int64:
+    """Deal the next round in each listed game (``decks`` (len(games), 48): an order, or -1s
+    for a shuffle); a hand yaku ends it at once and writes a row as ``step_games`` does.
+    Returns the number of rows."""
+    order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
+    k = 0
+    for i in range(games.shape[0]):
+        g = games[i]
+        n_results[g] = 0
+        if deal_one(records[g], params, masks, counts, decks[i], rows[k], order, work):
+            row_games[k] = g
+            k += 1
+            n_results[g] = 1
+    return k
+
+
+@njit(cache=True)
+def legal_masks(records, out) -> None:
+    """(B, 98) bool: the actions allowed to the player to move (none once a round ended)."""
+    for g in range(records.shape[0]):
+        s = records[g]
+        for a in range(out.shape[1]):
+            out[g, a] = False
+        phase = s.phase
+        if phase == PLAY:
+            bits = s.hands[s.mover]
+            offset = 0
+        elif phase == CHOOSE_PLAYED or phase == CHOOSE_DRAWN:
+            bits = s.field & _MONTH_OF_CARD[s.pending]
+            offset = CHOOSE_OFFSET
+        elif phase == DECIDE:
+            bits = _U(3)
+            offset = STOP
+        else:
+            continue
+        while bits != _ZERO:
+            out[g, offset + lowest_index(bits)] = True
+            bits &= bits - _ONE
+
+
+@njit(cache=True)
+def legal_ids(records, g, out) -> np.int64:
+    """The legal actions of game ``g`` into ``out`` (ascending); returns how many."""
+    bits, offset = _legal_bits(records[g])
+    n = 0
+    while bits != _ZERO:
+        out[n] = offset + lowest_index(bits)
+        bits &= bits - _ONE
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _legal_bits(s):
+    """The legal actions as a bit set and the action id of bit 0."""
+    phase = s.phase
+    if phase == PLAY:
+        return s.hands[s.mover], 0
+    if phase == CHOOSE_PLAYED or phase == CHOOSE_DRAWN:
+        return s.field & _MONTH_OF_CARD[s.pending], CHOOSE_OFFSET
+    if phase == DECIDE:
+        return _U(3), STOP
+    return _ZERO, 0
+
+
+@njit(cache=True, inline="always")
+def _pick(bits, offset, uniform) -> np.int64:
+    """The legal action that a uniform number in [0, 1) picks (-1 when none is legal)."""
+    count = popcount(bits)
+    if count == 0:
+        return -1
+    for _ in range(int(uniform * count)):
+        bits &= bits - _ONE
+    return offset + lowest_index(bits)
+
+
+@njit(cache=True)
+def sample_actions(records, uniforms, out) -> None:
+    """A uniformly random legal action per game from one uniform number each."""
+    for g in range(records.shape[0]):
+        bits, offset = _legal_bits(records[g])
+        out[g] = _pick(bits, offset, uniforms[g])
+
+
+@njit(cache=True, inline="always")
+def uniform(word) -> float:
+    return (splitmix64(word) >> _U(11)) * (1.0 / 9007199254740992.0)
+
+
+# ------------------------------------------------------------------------------- rollouts
+@njit(cache=True, inline="always")
+def _card_points(bits) -> float:
+    total = 0.0
+    for k in range(4):
+        total += _KIND_POINTS[k] * popcount(bits & _KIND_MASKS[k])
+    return total
+
+
+@njit(cache=True)
+def greedy_action(s, noise_word) -> np.int64:
+    """The greedy agent's move (``agents.bots.baselines.GreedyAgent``): the capture worth the
+    most card points now (a card matching two field cards is worth its better capture),
+    else the least valuable card laid down; always stop; ties broken by the hash word."""
+    phase = s.phase
+    if phase == DECIDE:
+        return STOP
+    best, best_value = -1, -1e18
+    if phase == PLAY:
+        bits = s.hands[s.mover]
+        while bits != _ZERO:
+            card = lowest_index(bits)
+            bits &= bits - _ONE
+            bit = _ONE << _U(card)
+            matches = s.field & _MONTH_OF_CARD[card]
+            n = popcount(matches)
+            if n == 0:
+                value = -0.01 * _card_points(bit)
+            elif n == 2:
+                low = matches & (~matches + _ONE)
+                value = max(_card_points(low | bit), _card_points((matches & ~low) | bit))
+            else:
+                value = _card_points(matches | bit)
+            noise_word = splitmix64(noise_word)
+            value += 1e-3 * ((noise_word >> _U(11)) * (1.0 / 9007199254740992.0))
+            if value > best_value:
+                best, best_value = card, value
+        return best
+    pending = _ONE << _U(s.pending)
+    bits = s.field & _MONTH_OF_CARD[s.pending]
+    while bits != _ZERO:
+        card = lowest_index(bits)
+        bits &= bits - _ONE
+        noise_word = splitmix64(noise_word)
+        value = _card_points((_ONE << _U(card)) | pending) + 1e-3 * (
+            (noise_word >> _U(11)) * (1.0 / 9007199254740992.0))
+        if value > best_value:
+            best, best_value = CHOOSE_OFFSET + card, value
+    return best
+
+
+@njit(cache=True)
+def rollout_games(records, params, masks, counts, policies, seed, whole_match, rewards,
+                  decisions) -> None:
+    """Play every game to its round's end (``whole_match``: its match's end, dealing the
+    rounds between) with the policy of each seat (``policies`` (2,): RANDOM or GREEDY).
+    Adds each finished round's zero-sum points to ``rewards`` (B, 2) and counts the moves
+    in ``decisions`` (B,). A game already at its end is left as it is."""
+    row = np.zeros(1, RESULT_DTYPE)[0]
+    shuffled = np.full(48, -1, np.int64)
+    order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
+    for g in range(records.shape[0]):
+        s = records[g]
+        word = splitmix64(_U(seed) ^ splitmix64(_U(g)))
+        if s.phase >= ROUND_OVER:
+            continue
+        while True:
+            word += _ONE
+            if policies[s.mover] == GREEDY:
+                action = greedy_action(s, splitmix64(word))
+            else:
+                bits, offset = _legal_bits(s)
+                action = _pick(bits, offset, uniform(word))
+            decisions[g] += 1
+            if not apply_move(s, action, params, masks, counts, row):
+                continue
+            rewards[g, 0] += row.reward[0]
+            rewards[g, 1] += row.reward[1]
+            while whole_match and s.phase == ROUND_OVER:  # hand yaku end at the deal
+                if deal_one(s, params, masks, counts, shuffled, row, order, work):
+                    rewards[g, 0] += row.reward[0]
+                    rewards[g, 1] += row.reward[1]
+            if s.phase >= ROUND_OVER:
+                break
