@@ -271,6 +271,10 @@ def _tree(folder: Path) -> dict[str, bytes]:
     (lambda state: state.pop("arrays"), "missing 'arrays'"),
     (lambda state: state["config"].update(hidden=128), "size mismatch"),
     (lambda state: state["config"].update(n_envs=16), "has shape"),
+    (lambda state: state["arrays"]["env"]["phase"].fill_(9), "state field 'phase' must be"),
+    (lambda state: state["arrays"]["env"]["stock_pos"].fill_(30), "'stock_pos' must be 0..24"),
+    (lambda state: state["arrays"]["env"].update(
+        hands=state["arrays"]["env"]["hands"].double()), "'hands' must hold integers"),
 ])
 def test_resume_refuses_a_checkpoint_whose_parts_do_not_fit(tmp_path: Path, capsys, edit,
                                                             detail: str) -> None:
