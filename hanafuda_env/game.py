@@ -4,9 +4,10 @@ Code that plays one game at a time (the PettingZoo and Gymnasium envs, game reco
 at the terminal) wants ints, lists and dict rows rather than batch arrays. :class:`KoiKoiGame`
 holds one game's state record and calls the same kernel functions as
 :class:`~hanafuda_env.core.KoiKoiCore` (no rule of its own), so ``KoiKoiGame`` and
-``KoiKoiCore(1)`` are interchangeable move for move. Like an autoreset core it deals the next
-round as soon as one ends; ``upcoming_decks`` and ``deal_log`` let game records deal and
-note the recorded orders.
+``KoiKoiCore(1)`` are interchangeable move for move. With ``autoreset`` (the default) it deals
+the next round as soon as one ends, like an autoreset core; without, a finished round waits
+in phase ``ROUND_OVER`` / ``MATCH_OVER`` for :meth:`KoiKoiGame.deal_next`. ``upcoming_decks``
+and ``deal_log`` let game records deal and note the recorded orders.
 """
 
 from __future__ import annotations
@@ -71,10 +72,10 @@ _NOTHING = GameStepOutcome((0, 0), False, False, [], [])
 def _field(name: str, doc: str) -> property:
     """A state field as a Python value (int or list); assigning writes it into the state."""
     def get(self: KoiKoiGame) -> Any:
-        return self.records[name][0].tolist()
+        return self._row[name].tolist()
 
     def put(self: KoiKoiGame, value: Any) -> None:
-        self.records[name][0] = value
+        self._row[name] = value
 
     return property(get, put, doc=doc)
 
@@ -90,7 +91,11 @@ class KoiKoiGame:
     _STATE = STATE_FIELDS
 
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, *,
-                 game_seed: int | None = None, options: dict | None = None):
+                 game_seed: int | None = None, options: dict | None = None,
+                 autoreset: bool = True):
+        if not isinstance(autoreset, bool):
+            raise ValueError(f"autoreset must be True or False, got {autoreset!r}")
+        self.autoreset = autoreset
         self.rules: RuleSet = resolve_rules(rules)
         self._compiled = K.compile_rules(self.rules)
         self.yaku_names = self._compiled.yaku_names
@@ -104,6 +109,7 @@ class KoiKoiGame:
 
     def _buffers(self, records: np.ndarray) -> None:
         self.records = records
+        self._row = records[0]  # the game's record: reads and writes go to ``records``
         self._action = np.zeros(1, dtype=np.int64)
         self._rows = np.zeros(1, dtype=RESULT_DTYPE)
         self._row_games = np.zeros(1, dtype=np.int64)
@@ -180,9 +186,28 @@ class KoiKoiGame:
             raise ValueError(f"deck must have shape (48,), got {cards.shape}")
         return check_decks(cards, 1, self.rules)[0].tolist()
 
+    @property
+    def round_over(self) -> bool:
+        """The round (or match) is finished and waits for :meth:`deal_next`."""
+        return int(self.records["phase"][0]) >= ROUND_OVER
+
+    def deal_next(self, deck: list[int] | None = None) -> GameResetOutcome:
+        """Deal the next round of a finished one (a new match after the match's end), from
+        ``deck`` (48 card ids) or the next shuffle; reports a round a dealt hand yaku ends
+        (with autoreset, the rounds until one is played)."""
+        if not self.round_over:
+            raise ValueError(f"the game is in phase {PHASE_NAMES[self.phase]}: only a game "
+                             f"whose round is over (round-over or match-over) is dealt again")
+        order = None if deck is None else self.check_deck(deck)
+        rounds: list[dict] = []
+        matches: list[dict] = []
+        self._deal(rounds, matches, order)
+        return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
+
     def _deal(self, rounds: list[dict], matches: list[dict], deck: list[int] | None = None
               ) -> None:
-        """Deal the next round; a dealt hand yaku ends it at once and the next is dealt."""
+        """Deal the next round; a dealt hand yaku ends it at once (and, with autoreset, the
+        next is dealt)."""
         c = self._compiled
         while True:
             if deck is None and self.upcoming_decks:
@@ -200,6 +225,8 @@ class KoiKoiGame:
             if not ended:
                 return
             self._collect(rounds, matches)
+            if not self.autoreset:
+                return
 
     def dealt_order(self, dealer: int) -> list[int]:
         """The round just dealt as a 48-card order (``dealer``'s hand and the other hand
@@ -257,7 +284,8 @@ class KoiKoiGame:
         rounds: list[dict] = []
         matches: list[dict] = []
         self._collect(rounds, matches)
-        self._deal(rounds, matches)
+        if self.autoreset:
+            self._deal(rounds, matches)
         return GameStepOutcome(_reward(rounds), True, bool(matches), rounds, matches)
 
     def may_end_round(self, action: int) -> bool:
@@ -275,6 +303,7 @@ class KoiKoiGame:
     def copy(self) -> KoiKoiGame:
         """An independent game in the same state (continues exactly like this one)."""
         clone = object.__new__(KoiKoiGame)
+        clone.autoreset = self.autoreset
         clone.rules, clone._compiled, clone.yaku_names = (self.rules, self._compiled,
                                                           self.yaku_names)
         clone.deal_log, clone.upcoming_decks = None, []
@@ -282,10 +311,11 @@ class KoiKoiGame:
         return clone
 
     def __getstate__(self) -> dict[str, object]:
-        return {"rules": self.rules, "records": self.records}
+        return {"rules": self.rules, "records": self.records, "autoreset": self.autoreset}
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.rules = state["rules"]
+        self.autoreset = bool(state["autoreset"])
         self._compiled = K.compile_rules(self.rules)
         self.yaku_names = self._compiled.yaku_names
         self.deal_log, self.upcoming_decks = None, []
@@ -309,6 +339,7 @@ class KoiKoiGame:
     def from_core(cls, core: KoiKoiCore, g: int) -> KoiKoiGame:
         """Game ``g`` of a core batch, in the same state (continues exactly like it)."""
         game = object.__new__(cls)
+        game.autoreset = core.autoreset
         game.rules, game._compiled, game.yaku_names = (core.rules, K.compile_rules(core.rules),
                                                        core.yaku_names)
         game.deal_log, game.upcoming_decks = None, []
@@ -317,7 +348,7 @@ class KoiKoiGame:
 
     def to_core(self) -> KoiKoiCore:
         """A ``KoiKoiCore(1)`` in this game's state (continues exactly like it)."""
-        core = KoiKoiCore(1, self.rules, seed=0)
+        core = KoiKoiCore(1, self.rules, seed=0, autoreset=self.autoreset)
         core.records[:] = self.records
         return core
 

@@ -3,35 +3,38 @@
 Agents are *seats*: who deals changes between rounds, and the dealer moves first, so the agent
 to move is whoever the rules say (``agent_selection``), not a fixed alternation.
 
+* :func:`env` is the raw env in PettingZoo's stock wrappers, as its classic games are:
+  ``TerminateIllegalWrapper`` (an illegal move: the mover gets ``illegal_reward``, the other
+  0, and the episode ends), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``.
+  ``illegal_action="raise"`` keeps only the order checks: then an illegal move, or a value
+  that is no action, raises :class:`~hanafuda_env.core.IllegalActionError` naming the legal
+  actions and changes nothing.
 * Observation: ``{"observation": float32[OBS_DIM], "action_mask": int8[98]}`` from the agent's
   own seat (see :mod:`hanafuda_env.observation`); the mask is non-zero only for the agent to
-  move, and the same mask is in ``infos[agent]["action_mask"]``. Arrays and each agent's info
-  dict handed out are never written to afterwards: every step makes new ones (the mover's
-  mask is one array, shared by its observations and infos until the next step), so a replay
-  buffer may keep them as they are (``env.infos`` itself is the live table of the latest).
+  move. ``infos[agent]`` holds the same mask (``"action_mask"``) and nothing else, as
+  PettingZoo's classic envs do (arrays only); ``result_infos=True`` adds
+  ``"round_results"`` and ``"match_results"``: the rounds and matches finished since the agent
+  last acted (``RoundResults.records()`` rows plus ``"rewarded"``). Either way
+  ``env.unwrapped.round_results`` / ``match_results`` hold the rows of the latest step or
+  reset. Arrays and info dicts handed out are never written to afterwards.
 * Reward: the zero-sum points of every finished round go to the seats that won and lost them,
   whoever made the last move (a stop, an exhausted stock, …). With ``reward="match_win"``
   each round pays instead its change in the seats' match-win chance
-  (:mod:`hanafuda_env.rewards`, as ``KoiKoiVectorEnv`` pays it): a ``"match"`` episode's
-  rewards add up to its result, +1/0/-1, and round rows carry ``"match_win"``, what the round
-  is worth to each seat (paid where ``"rewarded"``). ``reward_scale`` multiplies either.
-* ``infos[agent]["round_results"]`` lists the rounds finished since the agent last acted
-  (``RoundResults.records()`` rows: yaku breakdown, multiplier, koi-koi calls, plus
-  ``"rewarded"``); ``infos[agent]["match_results"]`` the same for matches.
-* Episode ``"round"`` ends with the round played (a hand-yaku round dealt right after it has
-  no decision: reported, not rewarded); ``"match"`` ends with the match and rewards every
-  round, hand-yaku rounds included. A hand-yaku round of the *next* match, dealt right after
-  the match ended, is listed twice: at the step that ended the episode, not ``"rewarded"``,
-  and in the infos of the ``reset()`` that goes on into its match, ``"rewarded"`` (its reward
-  comes with that episode's first step). Count rewarded rows to count each round once.
+  (:mod:`hanafuda_env.rewards`): a ``"match"`` episode's rewards add up to its result,
+  +1/0/-1, and round rows carry ``"match_win"``. ``reward_scale`` multiplies either.
+* Episode ``"round"`` is one round; ``"match"`` is a match, every round rewarded (a dealt
+  hand yaku ends its round at the deal: rewarded with the next move, or, dealt before the
+  episode's first move, with its first step). Rounds a deal ends before an episode can begin
+  (hand-yaku rounds in ``"round"`` episodes, a one-round match ended at the deal) are
+  reported, not rewarded.
+
+The engine's rounds end: once the episode is over, ``observe`` shows the table as the round
+ended, with an all-zero mask, and nothing is dealt. ``reset()`` without seed or options then
+deals on: the match's next round, or a new match (after a match, or in "match" episodes).
 
 Turn-based, so no native parallel API (``metadata["is_parallelizable"]`` is False: not for
 ``aec_to_parallel``; PettingZoo's ``turn_based_aec_to_parallel`` wraps it, one mover per step)
 and no ``state()``.
-
-Once the episode is over, ``observe`` shows the last decision of the episode with an all-zero
-mask (the game has already dealt the next round). ``reset()`` without seed or options then
-goes on from there: the match's next round, or a new match (in "match" episodes).
 """
 
 from __future__ import annotations
@@ -45,17 +48,14 @@ from gymnasium import logger, spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers.order_enforcing import (
-    AECOrderEnforcingIterable,
-    AECOrderEnforcingIterator,
-)
 
 from .core import NUM_ACTIONS, IllegalActionError, action_name, describe_actions
 from .deals import RESET_OPTIONS
 from .env_options import (
+    ILLEGAL_ACTIONS,
     EnvOptions,
     as_action,
+    check_number,
     check_render_mode,
     check_seed,
     check_unknown,
@@ -65,10 +65,10 @@ from .env_options import (
     one_of,
     seat_rewards,
 )
-from .game import GameStepOutcome, KoiKoiGame
+from .game import GameResetOutcome, KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
-from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_split
+from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows, paid_split
 from .rules import RuleSpec
 
 AGENTS = ("player_0", "player_1")
@@ -86,109 +86,92 @@ def observation_space() -> spaces.Dict:
     })
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's order checks (reset before step, …)."""
-    return _OrderEnforcing(raw_env(**kwargs))
+def env(*, illegal_action: str = "penalize", illegal_reward: float = -1.0,
+        **kwargs: Any) -> AECEnv:
+    """The environment in PettingZoo's stock wrappers (see the module docstring); the other
+    keywords are :class:`raw_env`'s."""
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise ValueError(one_of("illegal_action", illegal_action, ILLEGAL_ACTIONS))
+    reward = check_number("illegal_reward", illegal_reward)
+    wrapped: AECEnv = raw_env(**kwargs)
+    if illegal_action == "penalize":
+        wrapped = _TerminateIllegal(wrapped, illegal_reward=reward)
+        wrapped = _AssertOutOfBounds(wrapped)
+    return _OrderEnforcing(wrapped)
 
 
-def _forwarded(name: str) -> property:
-    """The wrapped env's ``name``, read by ``attrgetter`` (C, no Python frame) through
-    ``_live``, which ``reset()`` sets. Before that the read fails and Python falls back on
-    ``__getattr__``: PettingZoo's "cannot be accessed before reset" AttributeError."""
-    return property(attrgetter(f"_live.{name}"), doc=f"The wrapped env's {name} (after reset).")
+# The stock wrappers, unchanged but for one thing: the attributes every step reads come
+# straight from the raw env instead of through a ``__getattr__`` per layer (three Python
+# calls per read, over half of ``env()``'s time in random play). ``_OrderEnforcing`` opens
+# them at its first reset, so before it PettingZoo's own "cannot be accessed before reset"
+# errors are raised as ever.
+_STEP_STATE = ("agent_selection", "agents", "rewards", "terminations", "truncations",
+               "infos", "_cumulative_rewards")
+
+
+def _read_through(path: str) -> dict[str, property]:
+    return {name: property(attrgetter(f"{path}.{name}"), doc=f"The raw env's {name}.")
+            for name in _STEP_STATE}
+
+
+class _RawState:
+    """Mixed into a stock wrapper: reads the step state of the raw env, prints as the stock
+    wrapper does (``TerminateIllegalWrapper<koikoi_v0>``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._raw = self.env.unwrapped
+
+    def __str__(self) -> str:
+        stock = next(c for c in type(self).__mro__ if c.__module__.startswith("pettingzoo"))
+        return f"{stock.__name__}<{self.env!s}>"
+
+
+class _TerminateIllegal(_RawState, wrappers.TerminateIllegalWrapper):
+    locals().update(_read_through("_raw"))
+
+
+class _AssertOutOfBounds(_RawState, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's bounds assertion; a Python int in range passes without the space's
+    ``contains`` (which builds NumPy dtype limits on every call)."""
+
+    locals().update(_read_through("_raw"))
+
+    def step(self, action: Any) -> None:
+        if action.__class__ is int and 0 <= action < NUM_ACTIONS:
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order checks (same errors and warnings), with direct paths for what every
-    step reads: the inherited ``__getattr__`` forwarding (two Python calls per attribute) and
-    the ``super()`` chains of ``observe`` and the agent iterator made ``env()`` a fifth slower
-    than ``raw_env()`` in random play."""
+    """PettingZoo's order checks, reading the step state of the raw env once reset."""
 
-    agent_selection = _forwarded("agent_selection")
-    agents = _forwarded("agents")
-    rewards = _forwarded("rewards")
-    terminations = _forwarded("terminations")
-    truncations = _forwarded("truncations")
-    infos = _forwarded("infos")
+    locals().update(_read_through("_live"))
 
-    def __str__(self) -> str:  # the env's name, as PettingZoo prints its own wrapper
+    def __str__(self) -> str:  # as PettingZoo prints its own OrderEnforcingWrapper
         return str(self.env)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._has_reset = True
-        self._has_updated = True
-        self._live = self.env  # opens the forwarded attributes
-        self.env.reset(seed=seed, options=options)
-
-    def observe(self, agent: str) -> Any:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.observe(agent)
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
-
-    def step(self, action: Any) -> None:
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        elif not self.env.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self._has_updated = True
-            self.env.step(action)
-
-    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
-        if not self._has_reset:
-            EnvLogger.error_agent_iter_before_reset()
-        return _AgentIterable(self, max_iter)
-
-
-class _AgentIterable(AECOrderEnforcingIterable):
-    def __iter__(self) -> _AgentIterator:
-        return _AgentIterator(self.env, self.max_iter)
-
-
-class _AgentIterator(AECOrderEnforcingIterator):
-    """PettingZoo's order-enforcing agent iterator in one Python frame instead of three
-    (``performance_benchmark`` makes one per cycle of agents)."""
-
-    def __init__(self, env: _OrderEnforcing, max_iter: int):
-        self.env = env
-        self.iters_til_term = max_iter
-
-    def __next__(self) -> str:
-        wrapper = self.env
-        env = wrapper.env
-        if not env.agents or self.iters_til_term <= 0:
-            raise StopIteration
-        self.iters_til_term -= 1
-        if not wrapper._has_updated:
-            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
-        wrapper._has_updated = False
-        return env.agent_selection
+        super().reset(seed=seed, options=options)
+        self._live = self.env.unwrapped  # opens the read-through attributes
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Koi-Koi for two seats. Options (all keywords; unknown ones raise ValueError):
 
     ``rules`` (preset name, dict, YAML path or RuleSet), ``rounds``, ``target_score``,
-    ``episode`` ("round" or "match"), ``illegal_action`` ("raise", the default, or
-    "penalize": the offender gets ``illegal_reward``, the others 0, and the episode
-    terminates for all, as with PettingZoo's TerminateIllegalWrapper; every
-    ``infos[agent]["illegal_action"]`` names the offender, only the offender's also holds its
-    action and legal actions, which would reveal its hand; a value that is no action id at
-    all still raises ``NotAnActionError``), ``reward``
-    ("points", the default, or "match_win": each round's change in match-win chance, see
-    :mod:`hanafuda_env.rewards`), ``round_sigma`` (match_win: one round's margin spread, in
-    the rules' ``point_unit``: what a further card adds), ``reward_scale`` (round rewards are
-    multiplied by it), ``seed`` (used by the first ``reset()`` given none), ``render_mode``
-    (``"ansi"``: ``render()`` returns the text board; ``"human"``: it prints the board after
-    every step and on ``render()``) and ``render_viewer`` (whose board it is: ``None``, the
-    default, shows both hands, a spectator's view; ``"player_0"`` or ``"player_1"`` that
-    player's, the other hand face down; ``"mover"`` the player to move's).
+    ``episode`` ("round" or "match"), ``reward`` ("points", the default, or "match_win":
+    each round's change in match-win chance, see :mod:`hanafuda_env.rewards`),
+    ``round_sigma`` (match_win: one round's margin spread, in the rules' ``point_unit``),
+    ``reward_scale`` (round rewards are multiplied by it), ``result_infos`` (round and match
+    rows in the infos too), ``seed`` (used by the first ``reset()`` given none),
+    ``render_mode`` (``"ansi"``: ``render()`` returns the text board; ``"human"``: it prints
+    the board after every step and on ``render()``) and ``render_viewer`` (whose board it
+    is: ``None``, the default, shows both hands, a spectator's view; ``"player_0"`` or
+    ``"player_1"`` that player's, the other hand face down; ``"mover"`` the player to
+    move's). An illegal move raises :class:`~hanafuda_env.core.IllegalActionError` and
+    changes nothing (:func:`env` wraps it to penalize instead).
 
     ``copy.deepcopy`` and pickling keep the whole state, the game in progress included: a
     copy goes on exactly like the original (e.g. to branch a search).
@@ -199,20 +182,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def __init__(self, *, rules: RuleSpec = None, rounds: int | None = None,
                  target_score: int | None = None, episode: str = "round",
-                 illegal_action: str = "raise", illegal_reward: float = -1.0,
                  reward_scale: float = 1.0, reward: str = "points",
-                 round_sigma: float = DEFAULT_ROUND_SIGMA, seed: int | None = None,
-                 render_mode: str | None = None, render_viewer: str | None = None,
-                 **unknown: Any):
-        check_unknown(unknown, ("rules", "rounds", "target_score", "episode", "illegal_action",
-                                "illegal_reward", "reward_scale", "reward", "round_sigma",
-                                "seed", "render_mode", "render_viewer"), "koikoi_v0")
+                 round_sigma: float = DEFAULT_ROUND_SIGMA, result_infos: bool = False,
+                 seed: int | None = None, render_mode: str | None = None,
+                 render_viewer: str | None = None, **unknown: Any):
+        check_unknown(unknown, ("rules", "rounds", "target_score", "episode", "reward_scale",
+                                "reward", "round_sigma", "result_infos", "seed",
+                                "render_mode", "render_viewer"), "koikoi_v0")
         super().__init__()
         self.options: EnvOptions = make_options(rules, rounds, target_score, episode,
-                                                illegal_action, illegal_reward, reward_scale)
+                                                reward_scale=reward_scale)
         check_reward(reward, round_sigma)
         self.reward, self.round_sigma = reward, float(round_sigma)
         self._paid_key = ROW_FIELDS[reward]  # round rows' key of what they pay each seat
+        if not isinstance(result_infos, bool):
+            raise ValueError(f"result_infos must be True or False, got {result_infos!r}")
+        self.result_infos = result_infos
         check_render_mode(render_mode, self.metadata["render_modes"])
         if render_viewer is not None and render_viewer not in RENDER_VIEWERS:
             raise ValueError(one_of("render_viewer", render_viewer, [*RENDER_VIEWERS, None]))
@@ -223,14 +208,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self._seed = check_seed(seed, "koikoi_v0")  # for the first reset given none
         self._np_random: np.random.Generator | None = None
-        self.game = KoiKoiGame(self.options.rules, seed=0)
-        self._final: KoiKoiGame | None = None  # the last decision once the episode is over
+        self.game = KoiKoiGame(self.options.rules, seed=0, autoreset=False)
         self._carry = [0, 0]  # rewards of this episode's rounds that ended before its first step
-        self._next_rows: list[dict] = []  # the same for the next episode, once a step ends one
-        self._next: list[dict] | None = None  # set while reset() may go on with the game
+        self._ended = False  # the episode ended by itself: reset() may deal on
         self._rewarded = False  # self.rewards holds non-zero values from the last step
         self._legal = _NO_LEGAL  # the mover's mask as bytes: checks without NumPy
         self._mask: np.ndarray | None = None  # the mover's mask array, as handed out
+        self.round_results: list[dict] = []  # rows of the latest step or reset
+        self.match_results: list[dict] = []
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
@@ -248,11 +233,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start an episode. After an episode that ended by itself, ``reset()`` without seed
-        or options goes on with what the game has already dealt: the match's next round
-        (episode "round") or a new match (episode "match"), as the batched env does. A seed,
-        an option or an interrupted episode starts a new match: ``options`` are ``dealer``
-        (first dealer's seat) and ``deck`` (a 48-card order, see ``KoiKoiCore.reset``); other
-        keys are ignored with a warning (PettingZoo's api_test passes made-up ones).
+        or options deals on: the match's next round (episode "round") or a new match. A
+        seed, an option or an interrupted episode starts a new match: ``options`` are
+        ``dealer`` (first dealer's seat) and ``deck`` (a 48-card order, see
+        ``KoiKoiCore.reset``); other keys are ignored with a warning (PettingZoo's api_test
+        passes made-up ones).
 
         The constructor's ``seed`` serves the first reset given none; any reset that succeeds
         uses it up. A rejected reset (bad seed or options) changes nothing."""
@@ -268,10 +253,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if seed is None:
             seed = self._seed
         self._seed = None
-        matches: list[dict] = []
-        if seed is None and not game_options and self._next is not None:
-            rows, self._next = self._next, None  # rounds of this episode already over
-            records = mark_rows(rows, True)
+        game = self.game
+        if seed is None and not game_options and self._ended and game.round_over:
+            dealt = game.deal_next()
         else:
             if seed is not None:
                 self._np_random, _ = seeding.np_random(seed)
@@ -280,24 +264,38 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 if self._np_random is None:
                     self._np_random, _ = seeding.np_random()
                 game_seed = int(self._np_random.integers(2**63))
-            dealt = self.game.reset(seed=game_seed, options=game_options)
-            split = paid_split(self.reward, self.round_sigma, self.options.episode, self.game,
-                               dealt.rounds, dealt.matches)
-            rows = split.carry
-            records = mark_rows(rows, True) + mark_rows(split.dropped, False)
-            matches = dealt.matches
-            self._next = None
-        self._carry = seat_rewards(rows, self._paid_key)
-        self._final = None
+            dealt = game.reset(seed=game_seed, options=game_options)
+        rows, matches = self._deal_on(dealt)
+        split = paid_split(self.reward, self.round_sigma, self.options.episode, game, rows,
+                           matches)
+        self._carry = seat_rewards(split.carry, self._paid_key)
+        records = mark_rows(split.carry, True) + mark_rows(split.dropped, False)
+        self._ended = False
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._rewarded = False
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {"round_results": list(records), "match_results": list(matches),
-                          "action_mask": np.zeros(NUM_ACTIONS, np.int8)} for a in AGENTS}
+        self.round_results, self.match_results = records, list(matches)
+        self.infos = {a: self._fresh_info(records, matches) for a in AGENTS}
         self._set_masks()
+
+    def _fresh_info(self, rows: list[dict], matches: list[dict]) -> dict:
+        info: dict[str, Any] = {"action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+        if self.result_infos:
+            info["round_results"], info["match_results"] = list(rows), list(matches)
+        return info
+
+    def _deal_on(self, dealt: GameResetOutcome) -> tuple[list[dict], list[dict]]:
+        """The rows of a deal and of the deals after it while hand yaku end them at once
+        (a new match after a match ended so), until a round waits for a move."""
+        rows, matches = list(dealt.rounds), list(dealt.matches)
+        while self.game.round_over:
+            more = self.game.deal_next()
+            rows += more.rounds
+            matches += more.matches
+        return rows, matches
 
     # -------------------------------------------------------------------- step
     def step(self, action: Any) -> None:
@@ -309,29 +307,28 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if act is None:
             raise not_an_action(agent, action, [a for a, ok in enumerate(self._legal) if ok])
         if not 0 <= act < NUM_ACTIONS or not self._legal[act]:
-            self._illegal(agent, action, act)
-            return
+            legal = [a for a, ok in enumerate(self._legal) if ok]
+            raise IllegalActionError(
+                f"{agent} cannot take action {action!r} ({action_name(act)}) now; legal "
+                f"actions: {describe_actions(legal)}. The game was not changed.")
         game = self.game
         seat = game.mover
-        # the episode's last decision, kept only where this step may end the round
-        before = game.copy() if game.may_end_round(act) else None
         out = game.step(act)
         self._cumulative_rewards[agent] = 0.0
-        info = self.infos[agent]
-        if info["round_results"] or info["match_results"]:  # seen when it chose this move
-            self.infos[agent] = {**info, "round_results": [], "match_results": []}
+        if self.result_infos:
+            info = self.infos[agent]
+            if info["round_results"] or info["match_results"]:  # seen when it chose
+                self.infos[agent] = {**info, "round_results": [], "match_results": []}
+        if self.round_results or self.match_results:
+            self.round_results, self.match_results = [], []
         done = False
         if out.round_over or self._carry[0] or self._carry[1]:
-            done = self._score(out)
+            done = self._score(out.rounds, out.matches, out.match_over)
         elif self._rewarded:  # the last step's rewards are no longer this step's
             self.rewards = {AGENTS[0]: 0.0, AGENTS[1]: 0.0}
             self._rewarded = False
         if done:
-            if before is None:
-                raise RuntimeError("koikoi_v0: a step ended the round where may_end_round "
-                                   "said it could not; please report this")
-            self._final = before
-            self._next = self._next_rows  # reset() may go on from here
+            self._ended = True
             self.terminations = dict.fromkeys(AGENTS, True)
             self._set_masks()
             self.agent_selection = AGENTS[1 - seat]  # the other seat learns the outcome first
@@ -340,61 +337,54 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode == "human":
             self.render()
 
-    def _score(self, out: GameStepOutcome) -> bool:
-        """Route the rewards of finished rounds to their seats; True if the episode ended."""
+    def _score(self, rows: list[dict], matches: list[dict], match_over: bool) -> bool:
+        """Route the rewards of finished rounds to their seats, deal on inside a match
+        episode; True if the episode ended."""
         reward, self._carry = self._carry, [0, 0]
         done = False
-        if out.round_over:
+        if rows:
+            rows, matches = list(rows), list(matches)
             episode = self.options.episode
-            split = paid_split(self.reward, self.round_sigma, episode, self.game, out.rounds,
-                               out.matches, out.match_over)
-            gained = seat_rewards(split.now, self._paid_key)
+            if episode == "match" and not match_over:  # the match goes on: deal its next round
+                more_rows, more_matches = self._deal_within_match()
+                rows += more_rows
+                matches += more_matches
+                match_over = bool(more_matches)
+            paid = paid_rows(self.reward, self.round_sigma, rows, matches, self.game)
+            gained = seat_rewards(paid, self._paid_key)
             reward = [reward[0] + gained[0], reward[1] + gained[1]]
-            records = (mark_rows(split.now, True) + mark_rows(split.carry, False)
-                       + mark_rows(split.dropped, False))
-            self._next_rows = split.carry
-            for a in AGENTS:
-                info = self.infos[a]
-                self.infos[a] = {**info, "round_results": info["round_results"] + records,
-                                 "match_results": info["match_results"] + list(out.matches)}
-            done = episode == "round" or out.match_over
+            records = mark_rows(paid, True)
+            self.round_results, self.match_results = records, list(matches)
+            if self.result_infos:
+                for a in AGENTS:
+                    info = self.infos[a]
+                    self.infos[a] = {**info, "round_results": info["round_results"] + records,
+                                     "match_results": info["match_results"] + matches}
+            done = episode == "round" or match_over
         scale = self.options.reward_scale
         self.rewards = {AGENTS[0]: reward[0] * scale, AGENTS[1]: reward[1] * scale}
         self._rewarded = True
         self._accumulate_rewards()
         return done
 
-    def _illegal(self, agent: str, action: Any, act: int) -> None:
-        legal = [a for a, ok in enumerate(self._legal) if ok]
-        if self.options.illegal_action == "raise":
-            shown = action_name(act)
-            raise IllegalActionError(
-                f"{agent} cannot take action {action!r} ({shown}) now; legal actions: "
-                f"{describe_actions(legal)}. The game was not changed.")
-        # As PettingZoo's TerminateIllegalWrapper: the offender gets illegal_reward (unscaled),
-        # the others 0, and the episode ends for everyone (a termination, not a truncation).
-        self._cumulative_rewards[agent] = 0.0
-        # rows it saw before this move are not shown again, as in step
-        self.infos[agent] = {**self.infos[agent], "round_results": [], "match_results": []}
-        self.rewards = dict.fromkeys(AGENTS, 0.0)
-        self.rewards[agent] = self.options.illegal_reward
-        self._rewarded = True
-        self._accumulate_rewards()
-        self._final = self.game.copy()
-        self.terminations = dict.fromkeys(AGENTS, True)
-        for a in AGENTS:  # the others learn who erred, never the offender's options or move
-            self.infos[a] = {**self.infos[a], "illegal_action": (
-                {"agent": agent, "action": action, "legal_actions": legal} if a == agent
-                else {"agent": agent})}
-        self._set_masks()
+    def _deal_within_match(self) -> tuple[list[dict], list[dict]]:
+        """Deal the match's next round (and on, while hand yaku end them) or stop where a
+        hand yaku ends the match."""
+        rows: list[dict] = []
+        matches: list[dict] = []
+        game = self.game
+        while game.round_over and not matches:
+            dealt = game.deal_next()
+            rows += dealt.rounds
+            matches += dealt.matches
+        return rows, matches
 
     def _set_masks(self) -> None:
         """Select the mover and give it a fresh mask (in its infos and from ``observe`` while
         the state stands); the agent that moved before gets zeros, the other keeps its zeros.
-        The mask is built from bytes (cheaper than ``legal_action_mask()``'s zeros and fancy
-        indexing), which also serve ``step``'s legality check without NumPy."""
+        The mask is built from bytes, which also serve ``step``'s legality check."""
         infos = self.infos
-        if self._final is not None:
+        if self._ended:
             self._legal, self._mask = _NO_LEGAL, None
             for a in self.agents:
                 infos[a] = {**infos[a], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
@@ -416,12 +406,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """The agent's view. The mover's mask is the array in its infos; arrays handed out
         are never written to, and each step makes new ones."""
         seat = _SEAT[agent]
-        game = self._final
-        if game is not None:
-            return {"observation": encode_game(game, seat),
-                    "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
         game = self.game
-        mask = self._mask if seat == game.mover else np.zeros(NUM_ACTIONS, np.int8)
+        moving = (self._mask is not None and seat == game.mover and not self._ended
+                  and not self.terminations[agent])
+        mask = self._mask if moving else np.zeros(NUM_ACTIONS, np.int8)
         return {"observation": encode_game(game, seat), "action_mask": mask}
 
     # ------------------------------------------------------------------ render
@@ -437,18 +425,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return text
 
     def _text(self) -> str:
-        game = self.game if self._final is None else self._final
+        game = self.game
         viewer = {None: None, "mover": game.mover}.get(self.render_viewer)
         if viewer is None and self.render_viewer in AGENTS:
             viewer = AGENTS.index(self.render_viewer)
         board = render_game(game.to_core(), 0, viewer=viewer)
-        if self._final is None:
+        if not (self._ended or any(self.terminations.values())):
             return board
-        lines = ["episode over; last decision:", board]
-        info = self.infos.get(self.agent_selection, {})
-        if "illegal_action" in info:
-            lines.append(f"ended by an illegal action: {info['illegal_action']}")
-        for row in info.get("round_results", []):
+        lines = ["episode over; the table as it ended:", board]
+        for row in self.round_results:
             yaku = ", ".join(f"{n} {p}" for n, p in row["yaku"].items()) or "none"
             winner = f"player_{row['winner']}" if row["winner"] >= 0 else "nobody"
             lines.append(f"round {row['round_index'] + 1}: {row['reason']}, {winner} wins "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import cards as C
-from .core import PHASE_NAMES, STOCK_SIZE, KoiKoiCore
+from .core import MATCH_OVER, PHASE_NAMES, ROUND_OVER, STOCK_SIZE, KoiKoiCore
 from .scoring import score_pile, yaku_table
 
 _KIND_MARK = {C.BRIGHT: "★", C.ANIMAL: "◆", C.RIBBON: "▬", C.CHAFF: "·"}
@@ -28,10 +28,15 @@ def render_game(core: KoiKoiCore, game: int = 0, viewer: int | None = None) -> s
     """A multi-line picture of one game. With ``viewer`` set, the other hand is hidden."""
     table = yaku_table(core.rules)
     dealer, mover = int(core.dealer[game]), int(core.mover[game])
+    phase = int(core.phase[game])
+    played = int(core.round_index[game])  # rounds finished
+    when = (f"round {played + 1}/{core.rules.rounds}" if phase < ROUND_OVER else
+            f"round {played}/{core.rules.rounds} over" if phase == ROUND_OVER else
+            f"match over after {counted(played, 'round')}")
     lines = [
-        f"round {int(core.round_index[game]) + 1}/{core.rules.rounds}  "
+        f"{when}  "
         f"score {int(core.match_score[game, 0])} : {int(core.match_score[game, 1])}  "
-        f"dealer: player_{dealer}  "
+        f"{'next dealer' if phase >= ROUND_OVER else 'dealer'}: player_{dealer}  "
         f"stock: {counted(STOCK_SIZE - int(core.stock_pos[game]), 'card')}",
     ]
     for seat in (0, 1):
@@ -42,7 +47,7 @@ def render_game(core: KoiKoiCore, game: int = 0, viewer: int | None = None) -> s
         yaku = score_pile(pile, table)
         yaku_text = ", ".join(f"{n} {p}" for n, p in yaku.items()) or "none"
         calls = int(core.koikoi_calls[game, seat])
-        marker = " (to move)" if seat == mover else ""
+        marker = " (to move)" if seat == mover and phase < ROUND_OVER else ""
         lines += [
             f"player_{seat}{marker}{' koi-koi x' + str(calls) if calls else ''}",
             f"  hand:  {shown}",
@@ -50,8 +55,12 @@ def render_game(core: KoiKoiCore, game: int = 0, viewer: int | None = None) -> s
             f"  yaku:  {yaku_text} (total {sum(yaku.values())})",
         ]
     lines.append(f"field: {cards_line(int(core.field[game]))}")
-    phase = int(core.phase[game])
     pending = int(core.pending[game])
     waiting = f", card waiting: {card_label(pending)}" if pending >= 0 else ""
-    lines.append(f"decision: {PHASE_NAMES[phase]} by player_{mover}{waiting}")
+    if phase == MATCH_OVER:
+        lines.append("decision: none, the match is over")
+    elif phase == ROUND_OVER:
+        lines.append("decision: none, the round is over (the next one is still to be dealt)")
+    else:
+        lines.append(f"decision: {PHASE_NAMES[phase]} by player_{mover}{waiting}")
     return "\n".join(lines)

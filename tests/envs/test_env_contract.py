@@ -54,7 +54,7 @@ class Aec:
     mask_dtype = np.int8  # PettingZoo's
     seeded_by_constructor = True
     both_seats = True
-    raising: dict[str, Any] = {}  # an illegal action raises by default
+    raising: dict[str, Any] = {"illegal_action": "raise"}  # env() penalizes by default
     nonsense = (None, 98, -1, 1.0)
     bad_resets = [{"options": {"deck": BAD_DECK}}, {"options": {"dealer": 2}},
                   {"seed": 2**64}, {"seed": -1}]
@@ -62,7 +62,7 @@ class Aec:
 
     @staticmethod
     def make(**kwargs: Any) -> Any:
-        return koikoi_v0.env(**kwargs)
+        return koikoi_v0.env(result_infos=True, **kwargs)
 
     @staticmethod
     def play(env: Any, seed: int, decisions: int) -> list[Decision]:
@@ -322,7 +322,7 @@ def test_a_rejected_reset_changes_nothing(kind, bad: dict) -> None:
 
 
 # ------------------------------------------------------------------ options
-MAKERS = {"aec": koikoi_v0.raw_env, "gym": KoiKoiSingleAgentEnv,
+MAKERS = {"aec": koikoi_v0.env, "gym": KoiKoiSingleAgentEnv,
           "vector": lambda **kw: KoiKoiVectorEnv(2, **kw)}
 
 
@@ -344,7 +344,7 @@ def test_non_finite_float_options_are_rejected(make, name, value):
         MAKERS[make](**{name: value})
 
 
-@pytest.mark.parametrize("make", [lambda **kw: koikoi_v0.raw_env(**kw),
+@pytest.mark.parametrize("make", [lambda **kw: koikoi_v0.env(**kw),
                                   lambda **kw: KoiKoiSingleAgentEnv(**kw)])
 @pytest.mark.parametrize(("option", "message"), [
     ({"episode": "game"}, "episode must be one of 'round', 'match', got 'game'"),
@@ -404,7 +404,7 @@ def test_reset_reports_a_match_that_ended_at_the_deal(make, episode):
     reported (the round not rewarded: the match had no decision), and play goes on."""
     options = {"deck": TESHI_DECK, "dealer": 0}
     if make == "aec":
-        env = koikoi_v0.env(episode=episode, rounds=1)
+        env = koikoi_v0.env(result_infos=True, episode=episode, rounds=1)
         env.reset(seed=0, options=options)
         info = env.infos["player_1"]
         rows, matches = info["round_results"], info["match_results"]

@@ -27,7 +27,7 @@ from tests.helpers.envs import (
 # -------------------------------------------------------------------- koikoi_v0
 def test_reward_goes_to_the_winning_seat_whoever_moved_last():
     """dealer-wins exhaustion: the non-dealer makes the last move and loses the round."""
-    env = koikoi_v0.env(rules={"on_exhaustion": "dealer-wins"}, seed=21)
+    env = koikoi_v0.env(result_infos=True, rules={"on_exhaustion": "dealer-wins"}, seed=21)
     rng = random.Random(21)
     seen = {"loser_last": 0, "winner_last": 0}
     last_mover: list[str] = []
@@ -50,7 +50,7 @@ def test_reward_goes_to_the_winning_seat_whoever_moved_last():
 
 def test_match_episode_return_is_the_match_score():
     """Every round is rewarded, hand-yaku rounds included (one ends round 1 at the deal)."""
-    env = koikoi_v0.env(episode="match", rounds=3)
+    env = koikoi_v0.env(result_infos=True, episode="match", rounds=3)
     rng = random.Random(5)
     for seed in range(4):
         env.reset(seed=seed, options={"deck": TESHI_DECK, "dealer": 0})
@@ -64,7 +64,7 @@ def test_match_episode_return_is_the_match_score():
 
 
 def test_round_episode_rewards_only_the_played_round():
-    env = koikoi_v0.env(episode="round", reward_scale=0.5)
+    env = koikoi_v0.env(result_infos=True, episode="round", reward_scale=0.5)
     env.reset(seed=0, options={"deck": TESHI_DECK, "dealer": 0})
     (row,) = env.infos["player_1"]["round_results"]
     assert row["reason"] == "hand-yaku" and not row["rewarded"]
@@ -78,21 +78,21 @@ def test_round_episode_rewards_only_the_played_round():
 @pytest.mark.parametrize("make", ["aec", "gym"])
 def test_match_returns_over_many_continued_episodes(make):
     """Two-round matches, each episode reset() from the last: a hand yaku dealt to the next
-    match is rewarded in that match's episode, never in the one that just ended (where it is
-    listed, not rewarded)."""
+    match at the reset is rewarded in that match's episode (with its first step), so every
+    episode's return is its match's score."""
     carried = 0
     rng = random.Random(1)
     if make == "aec":
-        env = koikoi_v0.env(episode="match", rounds=2, seed=1)
+        env = koikoi_v0.env(result_infos=True, episode="match", rounds=2, seed=1)
         env.reset()
         final = None
         for episode in range(600):  # about 1 in 80 deals is a hand yaku
             if carried and episode > 100:
                 break
             paid = [r for r in env.infos["player_0"]["round_results"] if r["rewarded"]]
-            if paid and final is not None:  # paid at a reset that went on from an episode
-                listed = [r for r in final["player_0"]["round_results"] if not r["rewarded"]]
-                assert [dict(r, rewarded=True) for r in listed] == paid
+            if paid and final is not None:  # dealt by a reset that went on from an episode
+                assert {r["reason"] for r in paid} == {"hand-yaku"}
+                assert all(r["round_index"] < 2 for r in paid)  # the new match's rounds
             carried += bool(paid)
             returns, final = play_episode(env, rng)
             match = final["player_1"]["match_results"][0]  # later ones: hand yaku at the deal
@@ -114,14 +114,14 @@ def test_match_returns_over_many_continued_episodes(make):
 def test_aec_reward_scale_scales_points_but_not_the_illegal_penalty() -> None:
     """``reward_scale`` multiplies round rewards; the offender of a penalized illegal action
     gets ``illegal_reward`` as given (PettingZoo's TerminateIllegalWrapper pays it so)."""
-    env = koikoi_v0.env(reward_scale=0.1)
+    env = koikoi_v0.env(result_infos=True, reward_scale=0.1)
     env.reset(seed=0, options=hanami_deck(0))
     env.step(8)
     env.step(STOP)
     assert env.rewards == {"player_0": pytest.approx(0.5), "player_1": pytest.approx(-0.5)}
-    env = koikoi_v0.env(reward_scale=0.1, illegal_action="penalize", illegal_reward=-2.0)
+    env = koikoi_v0.env(reward_scale=0.1, illegal_reward=-2.0)
     env.reset(seed=0, options=hanami_deck(0))
-    env.step(99)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))
     assert env.rewards == {"player_0": -2.0, "player_1": 0.0}
 
 

@@ -1,7 +1,8 @@
 """Illegal actions in the single-game envs under ``illegal_action="penalize"``: the episode ends
-for everyone with ``illegal_reward`` to the offender, only the offender is told the legal
-actions, info dicts already handed out are left alone, and a value that is no action id at
-all raises naming the legal actions. (The contract tests check ``"raise"`` in every env.)"""
+for everyone with ``illegal_reward`` to the offender (in koikoi_v0 through PettingZoo's stock
+wrappers, which also assert out-of-bounds actions), info dicts already handed out are left
+alone, and a value that is no action id at all raises naming the legal actions where the env
+raises. (The contract tests check ``"raise"`` in every env.)"""
 
 from __future__ import annotations
 
@@ -21,66 +22,61 @@ from tests.helpers.envs import HANAMI_DECK, play_episode
 
 # -------------------------------------------------------------------- koikoi_v0
 def test_illegal_action_penalize_terminates_everyone():
-    env = koikoi_v0.env(seed=3, illegal_action="penalize", illegal_reward=-2.0)
+    """koikoi_v0.env() is PettingZoo's stock stack: an illegal move ends the episode for
+    everyone, the offender losing ``illegal_reward`` and the other getting 0."""
+    env = koikoi_v0.env(seed=3, illegal_reward=-2.0)
     env.reset()
     offender = env.agent_selection
     other = "player_1" if offender == "player_0" else "player_0"
+    before = env.unwrapped.game.state_dict()
     env.step(int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0]))
     assert all(env.terminations.values())
     assert env.rewards == {offender: -2.0, other: 0.0}
-    assert env.infos[other]["illegal_action"]["agent"] == offender
+    assert env.unwrapped.game.state_dict() == before  # the move was not played
     returns, _ = play_episode(env, random.Random(0))
     assert returns == {offender: -2.0, other: 0.0} and env.agents == []
+    env.reset()  # an interrupted episode: a new match
+    assert not any(env.terminations.values()) and env.unwrapped.game.round_index == 0
 
 
-def test_penalized_illegal_action_shows_legal_actions_only_to_the_offender():
-    env = koikoi_v0.env(illegal_action="penalize")
+def test_the_default_env_is_pettingzoos_stock_wrapper_stack():
+    from pettingzoo.utils import wrappers
+
+    env = koikoi_v0.env()
+    layers = []
+    while hasattr(env, "env"):
+        layers.append(env)
+        env = env.env
+    stock = (wrappers.OrderEnforcingWrapper, wrappers.AssertOutOfBoundsWrapper,
+             wrappers.TerminateIllegalWrapper)
+    assert len(layers) == 3 and all(isinstance(w, c) for w, c in zip(layers, stock))
+    assert isinstance(env, koikoi_v0.raw_env)
+    raising = koikoi_v0.env(illegal_action="raise")
+    assert isinstance(raising, wrappers.OrderEnforcingWrapper)
+    assert isinstance(raising.env, koikoi_v0.raw_env)
+
+
+def test_an_out_of_bounds_action_is_asserted_and_changes_nothing():
+    env = koikoi_v0.env()
     env.reset(seed=0)
-    offender = env.agent_selection
-    other = "player_1" if offender == "player_0" else "player_0"
-    legal = np.flatnonzero(env.observe(offender)["action_mask"]).tolist()
-    env.step(99)
-    assert env.infos[offender]["illegal_action"] == {"agent": offender, "action": 99,
-                                                     "legal_actions": legal}
-    assert env.infos[other]["illegal_action"] == {"agent": offender}
+    before = env.unwrapped.game.state_dict()
+    for value in (99, -1, None):
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            env.step(value)
+    assert env.unwrapped.game.state_dict() == before and not any(env.terminations.values())
 
 
 def test_a_penalized_move_writes_into_no_info_dict_already_in_infos() -> None:
-    """The other seat's info dict (public in ``env.infos``) is not written to when the
-    offender errs: a new dict carries ``illegal_action``."""
-    from hanafuda_env import koikoi_v0
-
-    env = koikoi_v0.env(illegal_action="penalize")
+    """Info dicts handed out (public in ``env.infos``) are not written to when the
+    offender errs, and they hold only the action mask."""
+    env = koikoi_v0.env()
     env.reset(seed=0)
-    offender = env.agent_selection
-    other = next(a for a in env.possible_agents if a != offender)
     held = {a: env.infos[a] for a in env.possible_agents}
     snapshot = copy.deepcopy(held)
     env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))
-    assert env.infos[other]["illegal_action"] == {"agent": offender}
     for a in env.possible_agents:
-        assert held[a].keys() == snapshot[a].keys() and "illegal_action" not in held[a]
-
-
-def test_aec_penalized_move_does_not_show_the_offender_rows_it_saw_before() -> None:
-    """``round_results`` lists the rounds finished since the agent last acted: a penalized
-    illegal move is an act, so the offender's final ``last()`` does not repeat the rows of
-    the round it saw (and, were they "rewarded", would count twice); the other seat, which has
-    not acted since, still has them."""
-    env = koikoi_v0.env(episode="match", rounds=3, illegal_action="penalize")
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    while not env.last()[4]["round_results"]:  # play until a round ends within the match
-        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
-    offender = env.agent_selection
-    seen = env.last()[4]["round_results"]
-    assert seen and seen[0]["rewarded"]
-    env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))  # an illegal action
-    assert all(env.terminations.values())
-    assert env.infos[offender]["round_results"] == []
-    assert env.infos[offender]["match_results"] == []
-    other = next(a for a in env.possible_agents if a != offender)
-    assert env.infos[other]["round_results"] == seen
+        assert held[a].keys() == snapshot[a].keys() == {"action_mask"}
+        assert np.array_equal(held[a]["action_mask"], snapshot[a]["action_mask"])
 
 
 # --------------------------------------------------------- the single-agent env
@@ -123,7 +119,7 @@ def test_a_value_that_is_no_action_id_raises_even_when_illegal_moves_are_penaliz
         env.step(np.array([legal]))  # a policy's batch of one, not an action
     assert env.game.state_dict() == before
     env.step(np.array(legal))  # a 0-d array is one
-    aec = koikoi_v0.env(illegal_action="penalize")
+    aec = koikoi_v0.env(illegal_action="raise")
     aec.reset(seed=0)
     with pytest.raises(TypeError, match="one integer id"):
         aec.step(None)
@@ -132,8 +128,8 @@ def test_a_value_that_is_no_action_id_raises_even_when_illegal_moves_are_penaliz
 
 def test_a_value_that_is_no_action_names_the_legal_actions() -> None:
     """A float or a shaped array given as an action is refused with the legal actions
-    listed, in both single-game envs."""
-    env = koikoi_v0.env()
+    listed, in both single-game envs (the AEC env's raising stack)."""
+    env = koikoi_v0.env(illegal_action="raise")
     env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
     legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
     with pytest.raises(NotAnActionError, match=re.escape(f"legal actions: {legal}")):

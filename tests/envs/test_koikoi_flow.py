@@ -16,9 +16,9 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterator
 
+from hanafuda_env import cards as C
 from hanafuda_env import koikoi_v0
 from hanafuda_env.core import STOP
-from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import BLOCK, OBS_DIM
 from tests.helpers.envs import (
     first_legal,
@@ -35,7 +35,7 @@ from tests.helpers.envs import (
 def test_pettingzoo_api(kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # api_test's advice for non-dict envs; reset option
-        api_test(koikoi_v0.env(**kwargs), num_cycles=200)
+        api_test(koikoi_v0.env(result_infos=True, **kwargs), num_cycles=200)
 
 
 @pytest.mark.filterwarnings("ignore:koikoi_v0.reset ignores option")  # the test's made-up one
@@ -43,7 +43,7 @@ def test_the_turn_based_parallel_wrapper_passes_pettingzoos_parallel_test():
     from pettingzoo.test import parallel_api_test
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-    parallel_api_test(turn_based_aec_to_parallel(koikoi_v0.env()), num_cycles=200)
+    parallel_api_test(turn_based_aec_to_parallel(koikoi_v0.env(result_infos=True)), num_cycles=200)
 
 
 def test_pettingzoo_seed_and_render():
@@ -53,17 +53,18 @@ def test_pettingzoo_seed_and_render():
 
 def test_order_enforcing_wrapper_keeps_pettingzoos_checks():
     env = koikoi_v0.env(seed=0)
-    assert isinstance(env, OrderEnforcingWrapper) and env.unwrapped is env.env
+    assert isinstance(env, OrderEnforcingWrapper)
     for name in ("agent_selection", "agents", "num_agents", "rewards", "terminations",
                  "truncations", "infos"):
         with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
             getattr(env, name)
     for call, text in ((lambda: env.step(0), "before step"),
                        (lambda: env.observe("player_0"), "before observe"),
-                       (env.last, "before observe"), (env.agent_iter, "before agent_iter"),
-                       (env.render, "before render")):
+                       (env.agent_iter, "before agent_iter"), (env.render, "before render")):
         with pytest.raises(AssertionError, match=text):
             call()
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        env.last()
     with pytest.raises(AttributeError, match="private attribute"):
         env._legal  # noqa: B018 - BaseWrapper hides the wrapped env's private names
     env.reset()
@@ -86,7 +87,7 @@ def test_order_enforcing_wrapper_keeps_pettingzoos_checks():
 def test_arrays_handed_out_are_never_written_later():
     """Observations and masks (in infos too) keep what they held when handed out; each step
     hands out new ones."""
-    env = koikoi_v0.env(seed=2, episode="match", rounds=2)
+    env = koikoi_v0.env(result_infos=True, seed=2, episode="match", rounds=2)
     env.reset()
     rng = random.Random(2)
     kept: list[tuple[np.ndarray, np.ndarray]] = []
@@ -106,27 +107,8 @@ def test_arrays_handed_out_are_never_written_later():
         np.testing.assert_array_equal(array, snapshot)
 
 
-@pytest.mark.parametrize("rules", ["nintendo", "ten-base", {"multiple_koikoi": True},
-                                   {"on_exhaustion": "non-dealer-wins", "next_dealer": "alternate",
-                                    "hand_yaku": "none", "koikoi_doubling": False}])
-def test_round_ends_only_where_the_env_keeps_the_last_decision(rules):
-    """raw_env copies the game before a step only where ``may_end_round`` says the step may
-    end the round: it must hold before every step that does, and spare most others."""
-    game = KoiKoiGame(rules, seed=0)
-    rng = random.Random(0)
-    ends = kept = 0
-    for _ in range(15000):
-        action = rng.choice(game.legal_actions())
-        may = game.may_end_round(action)
-        kept += may
-        if game.step(action).round_over:
-            ends += 1
-            assert may
-    assert ends > 500 and kept < 15000 // 3
-
-
 def test_metadata_and_agents():
-    env = koikoi_v0.env()
+    env = koikoi_v0.env(result_infos=True)
     assert env.metadata["name"] == "koikoi_v0"
     assert set(env.metadata["render_modes"]) == {"ansi", "human"}
     assert env.metadata["is_parallelizable"] is False
@@ -137,7 +119,7 @@ def test_metadata_and_agents():
 
 
 def test_mask_only_for_agent_to_move_and_in_infos():
-    env = koikoi_v0.env(seed=5)
+    env = koikoi_v0.env(result_infos=True, seed=5)
     env.reset()
     rng = random.Random(0)
     for _ in range(150):
@@ -155,22 +137,29 @@ def test_mask_only_for_agent_to_move_and_in_infos():
         env.step(random_action(env, rng))
 
 
-def test_terminal_observation_is_the_last_decision():
-    env = koikoi_v0.env(seed=8)
+def test_terminal_observation_is_the_table_as_the_round_ended():
+    """The engine's rounds end: the final observation shows the round's end (no decision
+    phase, the captures of the last move in the piles), and nothing new is dealt."""
+    env = koikoi_v0.env(result_infos=True, seed=8)
     env.reset()
     rng = random.Random(8)
-    last = {}
+    ended = 0
     for agent in env.agent_iter():
-        obs, _, term, _, _ = env.last()
+        obs, _, term, _, info = env.last()
         if term:
             assert not obs["action_mask"].any()
-            assert obs["observation"][BLOCK["phase"]].sum() == 1
-            np.testing.assert_array_equal(obs["observation"], last[agent])
+            assert obs["observation"][BLOCK["phase"]].sum() == 0
+            game = env.unwrapped.game
+            assert game.round_over and len(info["round_results"]) == 1
+            own = obs["observation"][BLOCK["own_pile"]] > 0.5
+            assert np.flatnonzero(own).tolist() == C.ids_of(game.piles[int(agent[-1])])
+            assert info["round_results"][0]["turns"] == game.turn
+            ended += 1
             env.step(None)
             continue
-        action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
-        last = {a: env.observe(a)["observation"] for a in env.agents}
-        env.step(action)
+        env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert ended == 2
+
 
 
 # ------------------------------------------------------------ AEC resets and continued play
@@ -192,7 +181,7 @@ def test_aec_copies_keep_the_game_in_progress(copier):
             env.step(None if term else random_action(env, rng))
         return out
 
-    env = koikoi_v0.env(episode="match", rounds=2)
+    env = koikoi_v0.env(result_infos=True, episode="match", rounds=2)
     env.reset(seed=21)
     rng = random.Random(3)
     for _ in range(7):
@@ -206,16 +195,22 @@ def test_aec_copies_keep_the_game_in_progress(copier):
 
 
 def test_aec_reset_goes_on_with_the_match_after_a_finished_episode():
-    env = koikoi_v0.env(seed=12)
+    env = koikoi_v0.env(result_infos=True, seed=12)
     env.reset()
     rng = random.Random(12)
     for _ in range(4):
         _, final = play_episode(env, rng)
         (row,) = [r for r in final["player_0"]["round_results"] if r["rewarded"]]
-        dealt = env.unwrapped.game.copy()  # what the game dealt after the episode's round
+        ended = env.unwrapped.game.copy()  # nothing dealt after the episode's round
+        assert ended.round_over
+        expected = ended.copy()
+        expected.deal_next()
+        while expected.round_over:  # a hand yaku dealt: the env deals on
+            expected.deal_next()
         env.reset()
-        assert env.unwrapped.game.state_dict() == dealt.state_dict()
-        assert dealt.round_index > row["round_index"] and dealt.turn == 0
+        game = env.unwrapped.game
+        assert game.state_dict() == expected.state_dict()
+        assert game.round_index > row["round_index"] and game.turn == 0
         assert env.observe(env.agent_selection)["observation"][BLOCK["hand"]].sum() == 8
     # a seed, options or an interrupted episode start a new match
     env.step(random_action(env, rng))
@@ -228,7 +223,7 @@ def test_aec_reset_goes_on_with_the_match_after_a_finished_episode():
 def test_aec_selects_the_other_seat_once_the_round_is_over(dealer: int) -> None:
     """The seat that did not end the round learns the outcome first (its reward and final
     observation come before the mover's own last())."""
-    env = koikoi_v0.env()
+    env = koikoi_v0.env(result_infos=True)
     env.reset(seed=0, options=hanami_deck(dealer))
     mover = f"player_{dealer}"
     assert env.agent_selection == mover
@@ -242,13 +237,16 @@ def test_aec_selects_the_other_seat_once_the_round_is_over(dealer: int) -> None:
 
 
 def test_aec_explicit_seed_supersedes_the_constructor_seed():
-    env = koikoi_v0.env(seed=3)
+    env = koikoi_v0.env(result_infos=True, seed=3)
     env.reset(seed=5)
     play_episode(env, random.Random(0))
-    dealt = env.unwrapped.game.state_dict()
+    expected = env.unwrapped.game.copy()
+    expected.deal_next()
+    while expected.round_over:
+        expected.deal_next()
     env.reset()  # goes on with the match seed 5 dealt, not a new one from seed 3
-    assert env.unwrapped.game.state_dict() == dealt
-    env, plain = koikoi_v0.env(seed=3), koikoi_v0.env()
+    assert env.unwrapped.game.state_dict() == expected.state_dict()
+    env, plain = koikoi_v0.env(result_infos=True, seed=3), koikoi_v0.env(result_infos=True)
     for e in (env, plain):
         e.reset(seed=5)
         e.step(first_legal(None, e.observe(e.agent_selection)["action_mask"]))
@@ -261,7 +259,7 @@ def test_aec_info_dicts_handed_out_never_change_afterwards() -> None:
     a penalized move) make new dicts instead of writing into the ones handed out."""
     import copy
 
-    env = koikoi_v0.env(episode="match", rounds=3, illegal_action="penalize")
+    env = koikoi_v0.env(result_infos=True, episode="match", rounds=3)
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     kept: list[tuple[dict, dict]] = []
@@ -280,14 +278,35 @@ def test_aec_info_dicts_handed_out_never_change_afterwards() -> None:
             erred = True
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert erred and any("illegal_action" in info for info, _ in kept)
-    assert any(info["round_results"] for info, _ in kept)
+    assert erred and any(info["round_results"] for info, _ in kept)
     for info, snapshot in kept:
         assert info.keys() == snapshot.keys()
         assert info["round_results"] == snapshot["round_results"]
         assert np.array_equal(info["action_mask"], snapshot["action_mask"])
-        assert info.get("illegal_action") == snapshot.get("illegal_action")
 
 
 def test_the_aec_env_prints_its_name_as_pettingzoo_wrappers_do() -> None:
-    assert str(koikoi_v0.env()) == str(koikoi_v0.raw_env()) == "koikoi_v0"
+    assert str(koikoi_v0.env()) == "AssertOutOfBoundsWrapper<TerminateIllegalWrapper<koikoi_v0>>"
+    assert str(koikoi_v0.env(illegal_action="raise")) == str(koikoi_v0.raw_env()) == "koikoi_v0"
+
+
+def test_infos_hold_only_arrays_by_default_and_results_stay_readable() -> None:
+    """As PettingZoo's classic envs: every info is {"action_mask": array}; the rows of the
+    rounds and matches the latest step or reset finished are on the raw env."""
+    env = koikoi_v0.env(seed=0, episode="match", rounds=2)
+    env.reset()
+    rng = random.Random(0)
+    seen_rows = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        assert set(info) == {"action_mask"} and isinstance(info["action_mask"], np.ndarray)
+        assert all(set(i) == {"action_mask"} for i in env.infos.values())
+        rows = env.unwrapped.round_results
+        seen_rows += len(rows)
+        assert all(row["rewarded"] for row in rows if row["reason"] != "hand-yaku")
+        if term or trunc:
+            assert env.unwrapped.match_results  # the match episode ended with its match
+            env.step(None)
+            continue
+        env.step(random_action(env, rng))
+    assert seen_rows >= 2

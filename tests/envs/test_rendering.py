@@ -112,7 +112,7 @@ def test_counts_read_in_the_right_number() -> None:
 
 # -------------------------------------------------------------------- koikoi_v0
 def test_aec_reset_options_and_rendering(capsys):
-    env = koikoi_v0.env(render_mode="human", seed=2)
+    env = koikoi_v0.env(result_infos=True, render_mode="human", seed=2)
     with pytest.warns(UserWarning, match=r"'colour'.*dealer, deck"):
         env.reset(options={"colour": "red"})
     for dealer in (0, 1):
@@ -121,20 +121,20 @@ def test_aec_reset_options_and_rendering(capsys):
     capsys.readouterr()
     env.step(8)  # the dealer (player_1) plays the curtain and draws the sake cup: hanami-zake
     assert "decision: koikoi-or-stop by player_1" in capsys.readouterr().out
-    ansi = koikoi_v0.env(render_mode="ansi", illegal_action="penalize")
+    ansi = koikoi_v0.env(result_infos=True, render_mode="ansi")
     ansi.reset(seed=1)
     board = ansi.render()
     assert "8 hidden cards" not in board and "decision: play" in board  # a spectator's view
-    ansi.step(97)
-    assert "illegal action" in ansi.render()
+    ansi.step(97)  # an illegal action ends the episode (PettingZoo's wrapper)
+    assert ansi.render().startswith("episode over; the table as it ended:")
     with pytest.warns(UserWarning, match="render_mode"):
-        assert koikoi_v0.env().unwrapped.render() is None
+        assert koikoi_v0.env(result_infos=True).unwrapped.render() is None
 
 
 def _aec_first_legal_episode(seed: int) -> tuple[koikoi_v0.raw_env, dict]:
     """koikoi_v0 (ansi) played with the lowest legal action to the end of one round
     episode; returns the env and the final infos of the selected agent."""
-    env = koikoi_v0.env(render_mode="ansi")
+    env = koikoi_v0.env(result_infos=True, render_mode="ansi")
     env.reset(seed=seed)
     for _agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
@@ -151,14 +151,15 @@ def test_aec_render_after_a_no_game_names_nobody_and_round_one() -> None:
     (row,) = info["round_results"]
     assert (row["reason"], row["winner"], row["round_index"]) == ("no-game", -1, 0)
     text = env.render()
-    assert text.startswith("episode over; last decision:")
+    assert text.startswith("episode over; the table as it ended:\nround 1/12 over")
+    assert "decision: none, the round is over" in text
     assert "round 1: no-game, nobody wins 0 (base 0 x1; yaku: none)" in text
     assert "player_-1" not in text
 
 
 def test_aec_render_lists_a_won_round_with_its_winner() -> None:
     """A round won by a seat is rendered with that seat, its points and yaku."""
-    env = koikoi_v0.env(render_mode="ansi")
+    env = koikoi_v0.env(result_infos=True, render_mode="ansi")
     env.reset(seed=0, options={"deck": HANAMI_DECK, "dealer": 0})
     env.step(8)  # the curtain onto the cherry ribbon; the drawn sake cup: hanami-zake
     env.step(STOP)
@@ -170,7 +171,7 @@ def test_aec_render_lists_a_won_round_with_its_winner() -> None:
 def test_aec_render_shows_the_hands_its_viewer_may_see(viewer) -> None:
     """render_viewer None is a spectator's board (both hands); a player's board hides the
     other hand; "mover" follows the player to move."""
-    env = koikoi_v0.env(render_mode="ansi", render_viewer=viewer)
+    env = koikoi_v0.env(result_infos=True, render_mode="ansi", render_viewer=viewer)
     env.reset(seed=3)
     for _ in range(6):
         game = env.unwrapped.game
@@ -189,4 +190,4 @@ def test_aec_render_shows_the_hands_its_viewer_may_see(viewer) -> None:
 def test_aec_render_viewer_is_checked_by_name() -> None:
     with pytest.raises(ValueError, match="render_viewer must be one of 'player_0', 'player_1', "
                                          "'mover', None, got 'north'"):
-        koikoi_v0.env(render_viewer="north")
+        koikoi_v0.env(result_infos=True, render_viewer="north")

@@ -57,7 +57,7 @@ def test_aec_pays_what_the_vector_env_pays(episode, rules):
     """Same seed, deals and moves: every AEC step's rewards are the vector env's, episodes
     end together, a match episode returns its result and, in round episodes, every round's
     value (paid or not) telescopes to its match's result."""
-    aec = koikoi_v0.env(episode=episode, reward="match_win", **rules)
+    aec = koikoi_v0.env(result_infos=True, episode=episode, reward="match_win", **rules)
     vec = KoiKoiVectorEnv(1, episode=episode, reward="match_win", **rules)
     aec.reset(seed=5, options=TESHI)
     vec.reset(seed=5, options=TESHI)
@@ -69,6 +69,9 @@ def test_aec_pays_what_the_vector_env_pays(episode, rules):
     for _ in range(2500):
         if not aec.agents:  # both agents saw the end: go on with the game
             aec.reset()
+            if episode == "round":  # rounds a hand yaku ended at the deal
+                rows += aec.infos["player_0"]["round_results"]
+                matches += aec.infos["player_0"]["match_results"]
             continue
         agent = aec.agent_selection
         obs, _, term, trunc, _ = aec.last()
@@ -102,8 +105,8 @@ def test_aec_pays_what_the_vector_env_pays(episode, rules):
 def test_aec_returns_through_last_are_match_results():
     """PettingZoo's contract as with points: ``last()`` hands each agent the rewards
     accumulated since it last acted; over a match episode that is its result."""
-    env = koikoi_v0.env(episode="match", rounds=2, reward="match_win", round_sigma=4.0,
-                        seed=2)
+    env = koikoi_v0.env(result_infos=True, episode="match", rounds=2, reward="match_win",
+                        round_sigma=4.0, seed=2)
     env.reset()
     rng = random.Random(2)
     results = set()
@@ -122,7 +125,7 @@ def test_aec_reward_scale_and_points_default():
     rewards = {}
     for kwargs in ({}, {"reward": "points"}, {"reward": "match_win"},
                    {"reward": "match_win", "reward_scale": 2.5}):
-        env = koikoi_v0.env(episode="match", rounds=2, **kwargs)
+        env = koikoi_v0.env(result_infos=True, episode="match", rounds=2, **kwargs)
         env.reset(seed=7)
         returns, _ = play_episode(env, random.Random(7))
         rewards[str(kwargs)] = returns["player_0"]

@@ -25,7 +25,7 @@ def check_match(match: dict) -> None:
 
 
 def test_aec_match_episodes_end_when_a_player_is_out_of_points() -> None:
-    env = koikoi_v0.env(rules=RULES, episode="match")
+    env = koikoi_v0.env(result_infos=True, rules=RULES, episode="match")
     early = 0
     for seed in range(12):
         env.reset(seed=seed)
