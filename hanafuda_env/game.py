@@ -26,13 +26,11 @@ from .results import END_NAMES
 from .rules import RuleSet, RuleSpec, resolve_rules
 from .seeding import check_seed_value, game_seeds
 from .state import (
-    DECIDE,
     NUM_ACTIONS,
     PHASE_NAMES,
     RESULT_DTYPE,
     ROUND_OVER,
     STATE_FIELDS,
-    STOP,
     check_state,
     new_states,
 )
@@ -204,6 +202,18 @@ class KoiKoiGame:
         self._deal(rounds, matches, order)
         return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
 
+    def deal_on(self, within_match: bool = False) -> GameResetOutcome:
+        """Deal while the round is over, until a round waits for a move (dealt hand yaku end
+        rounds at once; a match they end is followed by a new one), or, ``within_match``,
+        until the match is over. Returns every round and match those deals ended."""
+        rounds: list[dict] = []
+        matches: list[dict] = []
+        while self.round_over and not (within_match and matches):
+            dealt = self.deal_next()
+            rounds += dealt.rounds
+            matches += dealt.matches
+        return GameResetOutcome(_reward(rounds), bool(matches), rounds, matches)
+
     def _deal(self, rounds: list[dict], matches: list[dict], deck: list[int] | None = None
               ) -> None:
         """Deal the next round; a dealt hand yaku ends it at once (and, with autoreset, the
@@ -287,17 +297,6 @@ class KoiKoiGame:
         if self.autoreset:
             self._deal(rounds, matches)
         return GameStepOutcome(_reward(rounds), True, bool(matches), rounds, matches)
-
-    def may_end_round(self, action: int) -> bool:
-        """Whether ``action`` (legal) may finish the round being played — a stop, the
-        mover's last card, or any move once koi-koi was called — so an env keeps a
-        ``copy()`` of the state before it only then. Conservative: True does not mean the
-        round ends."""
-        s = self.records[0]
-        if s["phase"] == DECIDE:
-            return action == STOP
-        calls = s["koikoi_calls"]
-        return calls[0] + calls[1] > 0 or int(s["hands"][s["mover"]]).bit_count() <= 1
 
     # ------------------------------------------------------------------ copies and export
     def copy(self) -> KoiKoiGame:

@@ -11,9 +11,10 @@ Illegal learner actions end the episode with ``illegal_reward`` by default
 sample from the whole ``Discrete(98)``; ``illegal_action="raise"`` raises instead. A value that
 is no action id at all (a float, a shape-(1,) array) raises ``NotAnActionError`` either way.
 
-``reset()`` without seed or options after an episode that ended by itself goes on with what
-the game has dealt (the match's next round, or a new match), as ``koikoi_v0`` does; the learner
-seat is drawn again unless fixed.
+The engine's rounds end: once an episode is over its last observation shows the table as the
+round ended. ``reset()`` without seed or options after an episode that ended by itself deals
+on (the match's next round, or a new match), as ``koikoi_v0`` does; the learner seat is drawn
+again unless fixed.
 
 Rewards are the learner's zero-sum round points, or with ``reward="match_win"`` each round's
 change in its match-win chance (:mod:`hanafuda_env.rewards`, as ``KoiKoiVectorEnv`` pays it;
@@ -23,10 +24,7 @@ a ``"match"`` episode's rewards add up to its result, +1/0/-1, and round rows ca
 A round (or, in ``"match"`` episodes, a match) that ends before the learner's first decision
 is no episode: it is listed in ``info["skipped"]`` and play goes on with the next one. In
 ``"match"`` episodes, rounds of the match finished before that decision (hand yaku, an
-opponent's stop) are rewarded with the learner's first step. Such a round finished at the
-step that ended the previous episode is listed twice in ``info["round_results"]``: there,
-not ``"rewarded"``, and again by the ``reset()`` that goes on into its match, ``"rewarded"``.
-Count rewarded rows to count each round once.
+opponent's stop) are rewarded with the learner's first step.
 """
 
 from __future__ import annotations
@@ -54,15 +52,15 @@ from .env_options import (
     other_rules_warning,
     seat_rewards,
 )
-from .game import KoiKoiGame
+from .game import GameResetOutcome, KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
-from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_split
+from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows, paid_split
 from .rules import RuleSpec
 
 RESET_OPTIONS = (*GAME_RESET_OPTIONS, "learner_seat")
 # What reset/step change besides the game and the RNG: saved so a failed call is undone.
-_UNDO_FIELDS = ("seat", "_final", "_carry", "_next_rows", "_next", "_rounds", "_matches")
+_UNDO_FIELDS = ("seat", "_over", "_ended", "_carry", "_rounds", "_matches")
 
 
 def check_opponent_seed(opponent: Any) -> None:
@@ -135,12 +133,11 @@ class KoiKoiSingleAgentEnv(gym.Env):
         low, high = observation_bounds()
         self.observation_space = spaces.Box(low, high, (OBS_DIM,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.game = KoiKoiGame(self.options.rules, seed=0)
+        self.game = KoiKoiGame(self.options.rules, seed=0, autoreset=False)
         self.seat = 0 if learner_seat is None else learner_seat
-        self._final: KoiKoiGame | None = None
+        self._over = False  # the episode is over: step() needs a reset first
+        self._ended = False  # ... and it ended by itself: reset() may deal on
         self._carry = 0  # learner rewards of rounds that ended before its first decision
-        self._next_rows: list[dict] = []  # rounds of the episode after the one that just ended
-        self._next: list[dict] | None = None  # set while reset() may go on with the game
         self._rounds: list[dict] = []
         self._matches: list[dict] = []
 
@@ -173,40 +170,44 @@ class KoiKoiSingleAgentEnv(gym.Env):
             # the opponent's own randomness too, so one seed repeats the whole episode
             self.opponent.seed(int(np.random.SeedSequence([seed, 7]).generate_state(1)[0]))
         self.seat = int(self.np_random.integers(2)) if seat is None else int(seat)
-        self._matches = []
-        if go_on and self._next is not None:
-            rows = self._next  # go on with the match (or the new one) the game has dealt
-            self._rounds = mark_rows(rows, True)
+        if go_on and self._ended and self.game.round_over:
+            self._begin(self.game.deal_next())  # the match's next round, or a new match
         else:
             game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
-            dealt = self.game.reset(seed=game_seed, options=options)
-            split = paid_split(self.reward, self.round_sigma, self.options.episode, self.game,
-                               dealt.rounds, dealt.matches)
-            rows = split.carry
-            self._rounds = mark_rows(rows, True) + mark_rows(split.dropped, False)
-            self._matches = list(dealt.matches)
-        self._next = None
-        self._carry = seat_rewards(rows, self._paid_key)[self.seat]
-        self._final = None
+            self._begin(self.game.reset(seed=game_seed, options=options))
+        self._over = self._ended = False
         skipped: list[dict] = []
         while self.game.mover != self.seat:
             reward, done = self._apply(self._opponent_action())
             self._carry += reward
             if done:  # the episode ended before the learner's first decision: not one
                 skipped += mark_rows(self._rounds, False)
-                self._rounds = mark_rows(self._next_rows, True)  # its match stays reported
-                self._carry = seat_rewards(self._next_rows, self._paid_key)[self.seat]
+                reported = self._matches  # its match stays reported
+                self._begin(self.game.deal_next())
+                self._matches = reported + self._matches
         info = self._info()
         info["skipped"] = skipped
         if self.render_mode == "human":
             self.render()
         return encode_game(self.game, self.seat), info
 
+    def _begin(self, dealt: GameResetOutcome) -> None:
+        """Take up a deal (and the deals after it while hand yaku end them at once): the rows
+        of this episode's match are carried to the learner's first step in "match"
+        episodes; the others are reported only."""
+        more = self.game.deal_on()
+        rows, matches = dealt.rounds + more.rounds, dealt.matches + more.matches
+        split = paid_split(self.reward, self.round_sigma, self.options.episode, self.game,
+                           rows, matches)
+        self._rounds = mark_rows(split.carry, True) + mark_rows(split.dropped, False)
+        self._matches = list(matches)
+        self._carry = seat_rewards(split.carry, self._paid_key)[self.seat]
+
     # ------------------------------------------------------------------ step
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The learner's move and the opponent's replies. An opponent that errs (an illegal
         action, an exception) makes the step raise with the env as it was before it."""
-        if self._final is not None:
+        if self._over:
             raise RuntimeError("the episode is over; call reset() before step()")
         act = as_action(action)
         mask = self.game.legal_action_mask()
@@ -220,10 +221,10 @@ class KoiKoiSingleAgentEnv(gym.Env):
                     f"the learner (seat {self.seat}) cannot take action {action!r} now; legal "
                     f"actions: {describe_actions(legal)}. The game was not changed.")
             self._rounds, self._matches = [], []
-            self._final = self.game.copy()
+            self._over = True  # the move is not played: the episode ends where it stood
             info = self._info()
             info["illegal_action"] = {"action": action, "legal_actions": legal}
-            return (encode_game(self._final, self.seat), self.options.illegal_reward, True,
+            return (encode_game(self.game, self.seat), self.options.illegal_reward, True,
                     False, info)
         # An opponent's error must not leave the learner's move half applied: undo it all.
         saved = self._snapshot() if self.opponent is not None else None
@@ -237,23 +238,14 @@ class KoiKoiSingleAgentEnv(gym.Env):
     def _step(self, act: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """``step`` with a legal learner action: it and the opponent's replies."""
         self._rounds, self._matches = [], []
-        before = self._kept_before(act)
         reward, done = self._apply(act)
         reward += self._carry
         self._carry = 0
         while not done and self.game.mover != self.seat:
-            action = self._opponent_action()
-            before = self._kept_before(action)
-            gained, done = self._apply(action)
+            gained, done = self._apply(self._opponent_action())
             reward += gained
-        if done:
-            if before is None:
-                raise RuntimeError("KoiKoiSingleAgentEnv: a step ended the round where "
-                                   "may_end_round said it could not; please report this")
-            self._final = before
-            self._next = self._next_rows  # reset() may go on from here
-            self._rounds += mark_rows(self._next_rows, False)  # the next episode's: not played
-        obs = encode_game(self._final if done else self.game, self.seat)
+        self._over = self._ended = done
+        obs = encode_game(self.game, self.seat)
         if self.render_mode == "human":
             self.render()
         return obs, reward * self.options.reward_scale, done, False, self._info()
@@ -265,13 +257,14 @@ class KoiKoiSingleAgentEnv(gym.Env):
         if not out.round_over:
             return 0, False
         episode = self.options.episode
-        split = paid_split(self.reward, self.round_sigma, episode, self.game, out.rounds,
-                           out.matches, out.match_over)
-        self._rounds += mark_rows(split.now, True) + mark_rows(split.dropped, False)
-        self._matches += out.matches
-        self._next_rows = split.carry
-        done = episode == "round" or out.match_over
-        return seat_rewards(split.now, self._paid_key)[self.seat], done
+        rows, matches, match_over = out.rounds, out.matches, out.match_over
+        if episode == "match" and not match_over:  # the match goes on: deal its next round
+            more = self.game.deal_on(within_match=True)
+            rows, matches, match_over = rows + more.rounds, matches + more.matches, more.match_over
+        paid = paid_rows(self.reward, self.round_sigma, rows, matches, self.game)
+        self._rounds += mark_rows(paid, True)
+        self._matches += matches
+        return seat_rewards(paid, self._paid_key)[self.seat], episode == "round" or match_over
 
     def _snapshot(self) -> tuple:
         """Everything reset/step may change (lists copied: ``_apply`` extends them), so
@@ -290,10 +283,6 @@ class KoiKoiSingleAgentEnv(gym.Env):
         if rng is not None:
             rng.bit_generator.state = rng_state
         self._np_random, self._np_random_seed = rng, rng_seed
-
-    def _kept_before(self, action: int) -> KoiKoiGame | None:
-        """The state before ``action``, kept only where it may end the episode's round."""
-        return self.game.copy() if self.game.may_end_round(action) else None
 
     def _opponent_action(self) -> int:
         seat = 1 - self.seat
@@ -320,12 +309,12 @@ class KoiKoiSingleAgentEnv(gym.Env):
     # ----------------------------------------------------------------- masks
     def action_masks(self) -> np.ndarray:
         """(98,) bool: the learner's legal actions now (all False once the episode is over)."""
-        if self._final is not None:
+        if self._over:
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return self.game.legal_action_mask().astype(bool)
 
     def _info(self) -> dict:
-        mask = (np.zeros(NUM_ACTIONS, dtype=np.int8) if self._final is not None
+        mask = (np.zeros(NUM_ACTIONS, dtype=np.int8) if self._over
                 else self.game.legal_action_mask())
         return {"action_mask": mask, "seat": self.seat, "round_results": list(self._rounds),
                 "match_results": list(self._matches)}
@@ -335,10 +324,9 @@ class KoiKoiSingleAgentEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("KoiKoiSingleAgentEnv.render() called without a render_mode")
             return None
-        game = self._final if self._final is not None else self.game
-        text = render_game(game.to_core(), 0, viewer=self.seat)
-        if self._final is not None:
-            text = "episode over; last decision:\n" + text
+        text = render_game(self.game.to_core(), 0, viewer=self.seat)
+        if self._over:
+            text = "episode over; the table as it ended:\n" + text
         if self.render_mode == "human":
             print(text)
             return None

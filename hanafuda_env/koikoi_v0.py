@@ -288,14 +288,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return info
 
     def _deal_on(self, dealt: GameResetOutcome) -> tuple[list[dict], list[dict]]:
-        """The rows of a deal and of the deals after it while hand yaku end them at once
-        (a new match after a match ended so), until a round waits for a move."""
-        rows, matches = list(dealt.rounds), list(dealt.matches)
-        while self.game.round_over:
-            more = self.game.deal_next()
-            rows += more.rounds
-            matches += more.matches
-        return rows, matches
+        """The rows of a deal and of the deals after it, until a round waits for a move."""
+        more = self.game.deal_on()
+        return dealt.rounds + more.rounds, dealt.matches + more.matches
 
     # -------------------------------------------------------------------- step
     def step(self, action: Any) -> None:
@@ -346,10 +341,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             rows, matches = list(rows), list(matches)
             episode = self.options.episode
             if episode == "match" and not match_over:  # the match goes on: deal its next round
-                more_rows, more_matches = self._deal_within_match()
-                rows += more_rows
-                matches += more_matches
-                match_over = bool(more_matches)
+                more = self.game.deal_on(within_match=True)
+                rows += more.rounds
+                matches += more.matches
+                match_over = more.match_over
             paid = paid_rows(self.reward, self.round_sigma, rows, matches, self.game)
             gained = seat_rewards(paid, self._paid_key)
             reward = [reward[0] + gained[0], reward[1] + gained[1]]
@@ -366,18 +361,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._rewarded = True
         self._accumulate_rewards()
         return done
-
-    def _deal_within_match(self) -> tuple[list[dict], list[dict]]:
-        """Deal the match's next round (and on, while hand yaku end them) or stop where a
-        hand yaku ends the match."""
-        rows: list[dict] = []
-        matches: list[dict] = []
-        game = self.game
-        while game.round_over and not matches:
-            dealt = game.deal_next()
-            rows += dealt.rounds
-            matches += dealt.matches
-        return rows, matches
 
     def _set_masks(self) -> None:
         """Select the mover and give it a fresh mask (in its infos and from ``observe`` while

@@ -149,7 +149,7 @@ def test_gym_render_hides_the_opponents_hand(seat: int) -> None:
         if terminated:
             break
     text = env.render()
-    assert text.startswith("episode over; last decision:\n")
+    assert text.startswith("episode over; the table as it ended:\n")
     assert re.fullmatch(r"\d+ hidden cards?|-", hands(text)[1 - seat])
 
 
