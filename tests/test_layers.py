@@ -26,7 +26,7 @@ ENV_LAYERS = [
     {"game"},
     {"rendering", "env_options", "records"},
     {"rewards", "recorder"},
-    {"koikoi_v0", "gym_env", "vector_env"},
+    {"koikoi_v0", "gym_env", "vector_env", "openspiel_game"},
     {"__init__"},
 ]
 CLIS = {"train", "evaluate", "play", "replay", "benchmarks", "cli_args", "cli"}
