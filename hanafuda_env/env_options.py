@@ -6,13 +6,14 @@ Every environment takes the same game keywords (``rules``, ``rounds``, ``target_
 ``round_sigma`` by ``rewards.check_reward``, which each env calls) so that a typo fails
 loudly with the list of keys that exist instead of being silently ignored.
 
-Episode accounting (:func:`split_rounds`): the core deals the next round, and the next match,
-inside ``step``. A step can therefore finish rounds that belong to the episode being played and
-rounds of the *next* episode (a dealt hand yaku ends its round at once, without decisions).
-Only the former are rewarded now; in ``"match"`` episodes the next match's finished rounds are
-carried to that episode's first step, so an episode's return is always its match's: the
-score in points, or the result (+1/0/-1) with ``reward="match_win"`` (times ``reward_scale``
-in the single-game envs).
+Episode accounting: a deal can end rounds at once (a dealt hand yaku), before the episode it
+opens has had a decision. The single-game envs deal on rounds that end in the engine, so only
+the deals that begin an episode need sorting (:func:`reset_split`); the batched env steps an
+autoreset core, whose steps can also finish rounds of the *next* episode
+(:func:`match_boundaries`). In ``"match"`` episodes such rounds of the episode's match are
+carried to its first step, so an episode's return is always its match's: the score in points,
+or the result (+1/0/-1) with ``reward="match_win"`` (times ``reward_scale`` in the single-game
+envs).
 """
 
 from __future__ import annotations
@@ -131,31 +132,10 @@ def make_options(rules: RuleSpec = None, rounds: int | None = None,
 
 @dataclass
 class RoundSplit:
-    """Rows of one game's step, sorted by the episode they belong to (see module docstring)."""
+    """Rows of the deals that begin an episode, sorted (see the module docstring)."""
 
-    now: list[dict]  # rounds of the episode being played: rewarded in this step
-    carry: list[dict]  # rounds of the next episode that already ended: rewarded at its start
+    carry: list[dict]  # rounds of the episode's match that already ended: rewarded at its start
     dropped: list[dict]  # whole episodes that ended without a decision: reported only
-
-
-def split_rounds(rows: Sequence[dict], episode: str, match_over: bool,
-                 open_rounds: int) -> RoundSplit:
-    """Split one game's finished rounds of a step (chronological, ``records()`` format).
-
-    ``open_rounds`` is the number of finished rounds of the match now in progress (the core's
-    ``round_index`` after the step). The first row is always the round that was played.
-    """
-    if not rows:
-        return RoundSplit([], [], [])
-    rows = list(rows)
-    if episode == "round":
-        # The played round is the episode; rounds dealt after it ended on a hand yaku.
-        played = [r for r in rows if r["reason"] != HAND_YAKU_REASON]
-        return RoundSplit(played, [], [r for r in rows if r["reason"] == HAND_YAKU_REASON])
-    if not match_over:
-        return RoundSplit(rows, [], [])
-    end, carry_start = match_boundaries([r["round_index"] for r in rows], open_rounds)
-    return RoundSplit(rows[:end], rows[carry_start:], rows[end:carry_start])
 
 
 def match_boundaries(round_index: Sequence[int], open_rounds: int) -> tuple[int, int]:
@@ -185,8 +165,8 @@ def reset_split(rows: Sequence[dict], episode: str, open_rounds: int) -> RoundSp
     whole matches at the deal, which are only reported."""
     rows = list(rows)
     if episode == "round" or not open_rounds:
-        return RoundSplit([], [], rows)
-    return RoundSplit([], rows[-open_rounds:], rows[:-open_rounds])
+        return RoundSplit([], rows)
+    return RoundSplit(rows[-open_rounds:], rows[:-open_rounds])
 
 
 def as_action(action: Any) -> int | None:

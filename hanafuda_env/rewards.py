@@ -30,7 +30,6 @@ from .env_options import (
     match_boundaries,
     one_of,
     reset_split,
-    split_rounds,
 )
 from .results import MatchResults, RoundResults
 from .rules import RuleSet
@@ -99,13 +98,10 @@ def paid_rows(kind: str, sigma: float, rows: list[dict], matches: Sequence[dict]
 
 
 def paid_split(kind: str, sigma: float, episode: str, game: Any, rows: list[dict],
-               matches: Sequence[dict], match_over: bool | None = None) -> RoundSplit:
-    """A single-game env's rows of a step (``match_over`` given) or of a reset's deal
-    (``None``): paid (:func:`paid_rows`), then sorted by the episode they belong to."""
-    paid = paid_rows(kind, sigma, rows, matches, game)
-    if match_over is None:
-        return reset_split(paid, episode, game.round_index)
-    return split_rounds(paid, episode, match_over, game.round_index)
+               matches: Sequence[dict]) -> RoundSplit:
+    """A single-game env's rows of the deals that begin an episode: paid
+    (:func:`paid_rows`), then sorted into this episode's and those only reported."""
+    return reset_split(paid_rows(kind, sigma, rows, matches, game), episode, game.round_index)
 
 
 def game_match_win(round_index: Sequence[int], gains: Sequence[float],

@@ -93,3 +93,16 @@ def test_openspiels_ismcts_plays_koikoi_to_the_end() -> None:
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
         assert sum(state.returns()) == 0.0 and moves > 0
+
+
+def test_openspiels_evaluation_tools_play_one_round_and_whole_matches() -> None:
+    from open_spiel.python.algorithms import evaluate_bots
+
+    rng = np.random.RandomState(1)
+    for rounds in (1, 3):
+        game = pyspiel.load_game("python_koikoi", {"rounds": rounds})
+        bots = [pyspiel.make_uniform_random_bot(0, 1), pyspiel.make_uniform_random_bot(1, 2)]
+        for _ in range(3):
+            returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+            assert sum(returns) == 0.0
+            assert abs(returns[0]) <= game.max_utility()
