@@ -1,25 +1,28 @@
 #!/usr/bin/env bash
 # Create .venv with PyTorch first, then the project with its dev tools (idempotent).
+# VENV=.venv-rllib EXTRAS=rllib makes the separate environment for RLlib (it pins gymnasium).
 # PyPI's Linux torch is the CUDA build (gigabytes of NVIDIA libraries); on a machine without
 # an NVIDIA GPU, PyTorch's CPU-only index is added so pip picks torch 2.13.0+cpu instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+EXTRAS=${EXTRAS:-dev}
 TORCH=2.13.0
 CPU_INDEX=https://download.pytorch.org/whl/cpu
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-if ! .venv/bin/python -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$TORCH')" \
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip
+if ! "$VENV/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$TORCH')" \
     2>/dev/null; then
   extra=()
   if command -v nvidia-smi >/dev/null 2>&1; then
     echo "setup: NVIDIA GPU found, installing PyTorch's default (CUDA) build"
-  elif .venv/bin/python -c "import urllib.request as u; u.urlopen('$CPU_INDEX/torch/', timeout=15)" \
+  elif "$VENV/bin/python" -c "import urllib.request as u; u.urlopen('$CPU_INDEX/torch/', timeout=15)" \
       2>/dev/null; then
     extra=(--extra-index-url "$CPU_INDEX")
   else  # e.g. a machine that reaches only a mirror: its pip config must offer the CPU wheel
     echo "setup: $CPU_INDEX is not reachable; installing torch==$TORCH from the configured indexes"
   fi
-  .venv/bin/python -m pip install -q "torch==$TORCH" ${extra[@]+"${extra[@]}"}
+  "$VENV/bin/python" -m pip install -q "torch==$TORCH" ${extra[@]+"${extra[@]}"}
 fi
-.venv/bin/python -m pip install -q -e '.[dev]'
+"$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"

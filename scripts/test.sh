@@ -5,3 +5,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/python -m pytest -q "$@"
+# RLlib pins its own gymnasium: its tests run in an environment of their own.
+if [ $# -eq 0 ]; then
+  VENV=.venv-rllib EXTRAS=rllib bash scripts/setup.sh
+  .venv-rllib/bin/python -m pytest -q -p no:cacheprovider tests/envs/test_rllib.py
+fi

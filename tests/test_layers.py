@@ -27,6 +27,7 @@ ENV_LAYERS = [
     {"rendering", "env_options", "records"},
     {"rewards", "recorder"},
     {"koikoi_v0", "gym_env", "vector_env", "openspiel_game"},
+    {"integrations"},
     {"__init__"},
 ]
 CLIS = {"train", "evaluate", "play", "replay", "benchmarks", "cli_args", "cli"}
