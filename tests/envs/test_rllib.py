@@ -65,3 +65,17 @@ def test_rllib_multi_agent_ppo_self_play_trains_with_masked_actions(monkeypatch)
         algo.stop()
     finally:
         ray.shutdown()
+
+
+def test_the_readme_rllib_example_runs() -> None:
+    import re
+
+    from tests.helpers.paths import ROOT
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text("utf-8"), re.S)
+    (example,) = [b for b in blocks if "from ray" in b]
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        exec(compile(example, "README.md RLlib example", "exec"), {})
+    finally:
+        ray.shutdown()
