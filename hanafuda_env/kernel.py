@@ -1,15 +1,14 @@
 """The compiled Koi-Koi rules: one Numba kernel for one game and for a batch.
 
 Every rule is a small ``@njit`` function on one game's record (:data:`state.STATE_DTYPE`);
-the batch functions at the bottom loop them over the games, so batch 1 and batch 8192 run the
-same machine code. A rule set enters as data (:func:`compile_rules`): an ``int64`` parameter
+:mod:`hanafuda_env.batch` loops them over the games, so batch 1 and batch 8192 run the same
+machine code. A rule set enters as data (:func:`compile_rules`): an ``int64`` parameter
 vector and the yaku table as mask and count arrays, one table for a player who has not
 called koi-koi and one for a player who has (they differ only with ``sake_after_koikoi``).
 
-Rounds end: :func:`step_games` stops a game at its round's end (phase ``ROUND_OVER`` or
-``MATCH_OVER``) and writes its result row; :func:`deal_games` deals the next round (a new
-match after ``MATCH_OVER``), and a dealt hand yaku ends that round at once, with a row too.
-With ``autoreset`` the step deals the next round itself, while result slots are left.
+Rounds end: :func:`apply_move` stops a game at its round's end (phase ``ROUND_OVER`` or
+``MATCH_OVER``) and writes its result row; :func:`deal_one` deals the next round (a new match
+after ``MATCH_OVER``), and a dealt hand yaku ends that round at once, with a row too.
 
 Deals hash the game's seed and deal counter (splitmix64), so a game deals the same cards
 alone, in any batch and after a fork. The machine code is cached on disk (``cache=True``).

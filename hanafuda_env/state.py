@@ -43,8 +43,8 @@ def _spec(dtype: Any, shape: tuple[int, ...], meaning: str) -> Any:
 
 @dataclass
 class State:
-    """One field per attribute: its dtype and per-game shape in the metadata, its meaning in
-    the docstring of the field list below. Instances hold views of a structured batch."""
+    """One field per attribute, with its dtype, per-game shape and meaning in the field's
+    metadata (``dataclasses.fields(State)``). Instances hold views of a structured batch."""
 
     hands: np.ndarray = _spec(np.uint64, (2,), "each seat's hand, a 48-bit card set")
     field: np.ndarray = _spec(np.uint64, (), "cards face up on the field")
