@@ -108,7 +108,6 @@ class KoiKoiGame:
     def _buffers(self, records: np.ndarray) -> None:
         self.records = records
         self._row = records[0]  # the game's record: reads and writes go to ``records``
-        self._action = np.zeros(1, dtype=np.int64)
         self._rows = np.zeros(1, dtype=RESULT_DTYPE)
         self._row_games = np.zeros(1, dtype=np.int64)
         self._n_results = np.zeros(1, dtype=np.int8)
@@ -279,17 +278,17 @@ class KoiKoiGame:
         """Apply the action of the player to move (see ``KoiKoiCore.step``)."""
         if action.__class__ is not int:
             action = _as_action(action)
-        # an id beyond int64 is no action: refused below, named as given
-        self._action[0] = action if -2**63 <= action < 2**63 else -1
         c = self._compiled
-        if B.step_games(self.records, self._action, c.params, c.yaku_masks, c.yaku_counts,
-                        self._rows, self._row_games, self._n_results, 1, False) < 0:
+        # an id beyond int64 is no action: refused below, named as given
+        ended = B.step_one(self.records, 0, action if -2**63 <= action < 2**63 else -1,
+                           c.params, c.yaku_masks, c.yaku_counts, self._rows)
+        if ended < 0:
             allowed = self.legal_actions()
             raise IllegalActionError(
                 f"game 0: action {action} ({action_name(action)}) is illegal for seat "
                 f"{self.mover} in phase {PHASE_NAMES[self.phase]}; legal actions: "
                 f"{describe_actions(allowed)}. No game was changed.")
-        if not self._n_results[0]:
+        if not ended:
             return _NOTHING
         rounds: list[dict] = []
         matches: list[dict] = []
