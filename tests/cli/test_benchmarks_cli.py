@@ -128,7 +128,7 @@ def test_lists_are_taken_with_spaces_commas_or_both() -> None:
     assert args.pairs == [("expert", "greedy"), ("greedy", "random"), ("expert", "random")]
     assert parser.parse_args([]).pairs == DEFAULT_PAIRS
     assert parser.parse_args([]).speed_batches == [64, 256, 1024]
-    result = _run("bench_core.py", "--seconds", "0.05", "--batches", "1,2", "4")
+    result = _run("bench_core.py", "--seconds", "0.05", "--batches", "1,2", "4", "--skip-cold")
     assert result.returncode == 0, result.stderr
     assert [line.split()[0] for line in result.stdout.splitlines()[1:4]] == ["1", "2", "4"]
 
