@@ -1,0 +1,153 @@
+"""A search bot: each legal move is judged by playing it out in worlds the player cannot tell
+apart, inside the compiled kernel.
+
+For each game of the batch, :class:`SearchAgent` builds ``worlds`` states from the
+observation alone: the cards it shows where they are, and the unseen ones (the opponent's hand
+and the stock) dealt at random with their sizes kept (every consistent world equally likely;
+no hidden card of the real game is read). Every legal action is played in the same worlds and
+each world is then rolled out to the round's end with the same random numbers (common random
+numbers: the actions' values differ by the action, not by the luck of the worlds), by a
+compiled rollout policy (``greedy`` or ``random``). An action's value is the mean over the
+worlds of the match-win value of the round's end (:func:`hanafuda_env.rewards.match_value`,
+``value="match"``) or of the round's points (``value="points"``); the best mean is played.
+:attr:`SearchAgent.last_search` keeps the values and their standard errors of the last call,
+to check whether a choice stands out of the noise.
+
+The player sits at seat 0 of its worlds; what the observation does not hold is filled in as
+follows: the points each seat has won in the match (``target_score``) from the lead alone, and
+the turn counter from the cards played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.bots.base import Agent, View, decode
+from hanafuda_env import cards as C
+from hanafuda_env.core import CHOOSE_DRAWN, CHOOSE_PLAYED, MATCH_OVER, KoiKoiCore
+from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_value
+from hanafuda_env.rules import RuleSpec
+from hanafuda_env.seeding import is_integer
+from hanafuda_env.state import STOCK_SIZE, new_states
+
+VALUES = ("match", "points")
+ROLLOUTS = ("greedy", "random")
+
+
+@dataclass
+class SearchReport:
+    """The last call's search, per game: candidate actions, their mean values and standard
+    errors over the worlds, and the standard error of each value's difference from the
+    chosen action's (the same worlds: paired)."""
+
+    actions: list[np.ndarray]
+    values: list[np.ndarray]
+    errors: list[np.ndarray]
+    paired_errors: list[np.ndarray]
+
+
+class SearchAgent(Agent):
+    """Determinized search with compiled rollouts (see the module docstring). ``worlds`` is
+    the budget: rollouts per legal action and decision."""
+
+    name = "search"
+
+    def __init__(self, rules: RuleSpec = None, seed: int | None = None, worlds: int = 256,
+                 rollout: str = "greedy", value: str = "match",
+                 round_sigma: float = DEFAULT_ROUND_SIGMA, name: str | None = None):
+        super().__init__(rules, seed, name)
+        if not is_integer(worlds) or worlds < 1:
+            raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if value not in VALUES:
+            raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
+        self.worlds, self.rollout, self.value = int(worlds), rollout, value
+        self.scale = float(round_sigma) * self.rules.point_unit
+        self.last_search: SearchReport | None = None
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        view = decode(obs, self.rules)
+        n, w = len(obs), self.worlds
+        worlds = self._worlds(view)  # (n * w,) records, game-major
+        candidates = [np.flatnonzero(row) for row in mask]
+        width = max(len(c) for c in candidates)
+        values = np.full((n, width, w), -np.inf)
+        seed = int(self.rng.integers(2**63))
+        for k in range(width):  # the k-th candidate of every game, in one batch
+            games = np.array([g for g in range(n) if len(candidates[g]) > k])
+            rows = (games[:, None] * w + np.arange(w)).reshape(-1)
+            core = KoiKoiCore(len(rows), self.rules, seed=0, autoreset=False)
+            core.records[:] = worlds[rows]
+            actions = np.repeat([candidates[g][k] for g in games], w)
+            core.step(actions)
+            core.rollout(self.rollout, "round", seed=seed)  # the same numbers for every k
+            values[games, k] = self._values(core).reshape(len(games), w)
+        if self.value == "points":  # the round's points: the lead's change
+            values -= view.score_diff[:, None, None]
+        chosen = np.empty(n, dtype=np.int64)
+        report = SearchReport([], [], [], [])
+        for g in range(n):
+            v = values[g, :len(candidates[g])]
+            mean = v.mean(axis=1)
+            best = int(np.argmax(mean))
+            chosen[g] = candidates[g][best]
+            report.actions.append(candidates[g])
+            report.values.append(mean)
+            report.errors.append(v.std(axis=1, ddof=1) / np.sqrt(w) if w > 1
+                                 else np.zeros(len(mean)))
+            report.paired_errors.append((v - v[best]).std(axis=1, ddof=1) / np.sqrt(w)
+                                        if w > 1 else np.zeros(len(mean)))
+        self.last_search = report
+        return chosen
+
+    def _values(self, core: KoiKoiCore) -> np.ndarray:
+        """Seat 0's value of each world at its round's end."""
+        margin = core.match_score[:, 0].astype(np.float64)
+        if self.value == "points":
+            return margin
+        left = self.rules.rounds - core.round_index.astype(np.int64)
+        over = core.phase == MATCH_OVER
+        return np.array([np.sign(m) if o else match_value(m, int(r), self.scale)
+                         for m, r, o in zip(margin, left, over)])
+
+    def _worlds(self, view: View) -> np.ndarray:
+        """``worlds`` records per game, game-major, consistent with the observations."""
+        n, w = len(view.hand), self.worlds
+        records = new_states(n * w)
+        rep = np.repeat(np.arange(n), w)
+        hands = records["hands"]
+        hands[:, 0] = view.hand[rep]
+        records["field"] = view.field[rep]
+        records["piles"][:, 0] = view.own_pile[rep]
+        records["piles"][:, 1] = view.opp_pile[rep]
+        stock_pos = STOCK_SIZE - view.stock_left[rep]
+        records["stock_pos"] = stock_pos
+        records["dealer"] = np.where(view.is_dealer[rep], 0, 1)
+        records["mover"] = 0
+        records["phase"] = view.phase[rep]
+        records["pending"] = view.pending[rep]
+        records["koikoi_calls"][:, 0] = view.own_calls[rep]
+        records["koikoi_calls"][:, 1] = view.opp_calls[rep]
+        records["yaku_total"][:, 0] = view.own_total[rep]
+        records["yaku_total"][:, 1] = view.opp_total[rep]
+        played = 2 * 8 - view.own_hand_n - view.opp_hand_n
+        choosing = (view.phase == CHOOSE_PLAYED) | (view.phase == CHOOSE_DRAWN)
+        records["turn"] = (played - choosing)[rep]
+        records["round_index"] = (self.rules.rounds - view.rounds_left)[rep]
+        lead = view.score_diff[rep]
+        records["match_score"][:, 0] = lead
+        records["match_score"][:, 1] = -lead
+        records["points_won"][:, 0] = np.maximum(lead, 0)
+        records["points_won"][:, 1] = np.maximum(-lead, 0)
+        records["seed"] = self.rng.integers(0, 2**63, size=n * w, dtype=np.uint64)
+        for g in range(n):  # deal the unseen cards anew in each world
+            unseen = np.array(C.ids_of(int(view.unseen[g])), dtype=np.int8)
+            k = int(view.opp_hand_n[g])
+            for i in range(g * w, (g + 1) * w):
+                order = self.rng.permutation(unseen)
+                hands[i, 1] = C.mask_of(order[:k].tolist())
+                records["stock"][i, stock_pos[i]:] = order[k:]
+        return records
