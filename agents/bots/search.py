@@ -31,6 +31,7 @@ from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_value
 from hanafuda_env.rules import RuleSpec
 from hanafuda_env.seeding import is_integer
 from hanafuda_env.state import STOCK_SIZE, new_states
+from hanafuda_env.worlds import deal_hidden
 
 VALUES = ("match", "points")
 ROLLOUTS = ("greedy", "random")
@@ -67,6 +68,7 @@ class SearchAgent(Agent):
         self.worlds, self.rollout, self.value = int(worlds), rollout, value
         self.scale = float(round_sigma) * self.rules.point_unit
         self.last_search: SearchReport | None = None
+        self._template = KoiKoiCore(1, self.rules, seed=0, autoreset=False)  # forked per batch
 
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         view = decode(obs, self.rules)
@@ -79,7 +81,7 @@ class SearchAgent(Agent):
         for k in range(width):  # the k-th candidate of every game, in one batch
             games = np.array([g for g in range(n) if len(candidates[g]) > k])
             rows = (games[:, None] * w + np.arange(w)).reshape(-1)
-            core = KoiKoiCore(len(rows), self.rules, seed=0, autoreset=False)
+            core = self._template.fork(np.zeros(len(rows), dtype=np.intp))
             core.records[:] = worlds[rows]
             actions = np.repeat([candidates[g][k] for g in games], w)
             core.step(actions)
@@ -143,11 +145,18 @@ class SearchAgent(Agent):
         records["points_won"][:, 0] = np.maximum(lead, 0)
         records["points_won"][:, 1] = np.maximum(-lead, 0)
         records["seed"] = self.rng.integers(0, 2**63, size=n * w, dtype=np.uint64)
-        for g in range(n):  # deal the unseen cards anew in each world
-            unseen = np.array(C.ids_of(int(view.unseen[g])), dtype=np.int8)
-            k = int(view.opp_hand_n[g])
-            for i in range(g * w, (g + 1) * w):
-                order = self.rng.permutation(unseen)
-                hands[i, 1] = C.mask_of(order[:k].tolist())
-                records["stock"][i, stock_pos[i]:] = order[k:]
+        # the unseen cards, lowest first: the opponent's hand, then the undrawn stock ...
+        unseen = C.bits_to_bool(view.unseen[rep]).reshape(n * w, C.NUM_CARDS)
+        ids = np.argsort(~unseen, axis=1, kind="stable")  # unseen ids first, ascending
+        k = view.opp_hand_n[rep].astype(np.intp)
+        first = np.arange(C.NUM_CARDS) < k[:, None]
+        hands[:, 1] = np.bitwise_or.reduce(np.where(first, C.CARD_BITS[ids], np.uint64(0)),
+                                           axis=1)
+        slot = np.arange(STOCK_SIZE)
+        source = np.clip(k[:, None] + slot - stock_pos[:, None], 0, C.NUM_CARDS - 1)
+        records["stock"] = np.where(slot >= stock_pos[:, None],
+                                    np.take_along_axis(ids, source, axis=1), 0)
+        # ... then dealt anew among themselves, every arrangement equally likely
+        hands[:, 1], records["stock"] = deal_hidden(hands[:, 1], records["stock"],
+                                                    records["stock_pos"], self.rng)
         return records
