@@ -22,14 +22,13 @@ from .kernel import (
     apply_move,
     deal_one,
     is_legal,
+    legal_bits,
     lowest_index,
     popcount,
     splitmix64,
 )
 from .state import (
-    CHOOSE_DRAWN,
     CHOOSE_OFFSET,
-    CHOOSE_PLAYED,
     DECIDE,
     PLAY,
     RESULT_DTYPE,
@@ -110,18 +109,7 @@ def legal_masks(records, out) -> None:
         s = records[g]
         for a in range(out.shape[1]):
             out[g, a] = False
-        phase = s.phase
-        if phase == PLAY:
-            bits = s.hands[s.mover]
-            offset = 0
-        elif phase == CHOOSE_PLAYED or phase == CHOOSE_DRAWN:
-            bits = s.field & _MONTH_OF_CARD[s.pending]
-            offset = CHOOSE_OFFSET
-        elif phase == DECIDE:
-            bits = _U(3)
-            offset = STOP
-        else:
-            continue
+        bits, offset = legal_bits(s)
         while bits != _ZERO:
             out[g, offset + lowest_index(bits)] = True
             bits &= bits - _ONE
@@ -130,26 +118,13 @@ def legal_masks(records, out) -> None:
 @njit(cache=True)
 def legal_ids(records, g, out) -> np.int64:
     """The legal actions of game ``g`` into ``out`` (ascending); returns how many."""
-    bits, offset = _legal_bits(records[g])
+    bits, offset = legal_bits(records[g])
     n = 0
     while bits != _ZERO:
         out[n] = offset + lowest_index(bits)
         bits &= bits - _ONE
         n += 1
     return n
-
-
-@njit(cache=True, inline="always")
-def _legal_bits(s):
-    """The legal actions as a bit set and the action id of bit 0."""
-    phase = s.phase
-    if phase == PLAY:
-        return s.hands[s.mover], 0
-    if phase == CHOOSE_PLAYED or phase == CHOOSE_DRAWN:
-        return s.field & _MONTH_OF_CARD[s.pending], CHOOSE_OFFSET
-    if phase == DECIDE:
-        return _U(3), STOP
-    return _ZERO, 0
 
 
 @njit(cache=True, inline="always")
@@ -167,7 +142,7 @@ def _pick(bits, offset, uniform) -> np.int64:
 def sample_actions(records, uniforms, out) -> None:
     """A uniformly random legal action per game from one uniform number each."""
     for g in range(records.shape[0]):
-        bits, offset = _legal_bits(records[g])
+        bits, offset = legal_bits(records[g])
         out[g] = _pick(bits, offset, uniforms[g])
 
 
@@ -247,7 +222,7 @@ def rollout_games(records, params, masks, counts, policies, seed, whole_match, r
             if policies[s.mover] == GREEDY:
                 action = greedy_action(s, splitmix64(word))
             else:
-                bits, offset = _legal_bits(s)
+                bits, offset = legal_bits(s)
                 action = _pick(bits, offset, uniform(word))
             decisions[g] += 1
             if not apply_move(s, action, params, masks, counts, row):

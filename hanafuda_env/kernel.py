@@ -41,7 +41,6 @@ from .state import (
     CHOOSE_OFFSET,
     CHOOSE_PLAYED,
     DECIDE,
-    KOIKOI,
     MATCH_OVER,
     MAX_YAKU,
     PLAY,
@@ -355,17 +354,24 @@ def deal_one(s, params, masks, counts, deck, row, order, work) -> bool:
 
 # ---------------------------------------------------------------------------------- a move
 @njit(cache=True, inline="always")
-def is_legal(s, action) -> bool:
+def legal_bits(s):
+    """The legal actions of the player to move as a bit set, and the action id of bit 0
+    (no bits once the round is over)."""
     phase = s.phase
     if phase == PLAY:
-        return 0 <= action < 48 and (s.hands[s.mover] >> _U(action)) & _ONE != _ZERO
-    if phase == DECIDE:
-        return action == STOP or action == KOIKOI
+        return s.hands[s.mover], 0
     if phase == CHOOSE_PLAYED or phase == CHOOSE_DRAWN:
-        card = action - CHOOSE_OFFSET
-        return 0 <= card < 48 and (s.field & _MONTH_OF_CARD[s.pending]
-                                   & card_bit(card)) != _ZERO
-    return False
+        return s.field & _MONTH_OF_CARD[s.pending], CHOOSE_OFFSET
+    if phase == DECIDE:
+        return _U(3), STOP  # stop and koi-koi
+    return _ZERO, 0
+
+
+@njit(cache=True, inline="always")
+def is_legal(s, action) -> bool:
+    bits, offset = legal_bits(s)
+    bit = action - offset
+    return 0 <= bit < 48 and (bits >> _U(bit)) & _ONE != _ZERO
 
 
 @njit(cache=True, inline="always")
