@@ -14,19 +14,8 @@ import numpy as np
 from numba import njit
 
 from . import cards as C
-from .kernel import (
-    _MONTH_OF_CARD,
-    _ONE,
-    _U,
-    _ZERO,
-    apply_move,
-    deal_one,
-    is_legal,
-    legal_bits,
-    lowest_index,
-    popcount,
-    splitmix64,
-)
+from .bits import _ONE, _U, _ZERO, lowest_index, popcount, splitmix64
+from .kernel import _MONTH_OF_CARD, apply_move, deal_one, is_legal, legal_bits
 from .state import (
     CHOOSE_OFFSET,
     DECIDE,

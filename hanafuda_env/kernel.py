@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from . import cards as C
+from .bits import _ONE, _U, _ZERO, GOLDEN, card_bit, popcount, splitmix64
 from .deals import STOCK_SIZE
 from .results import (
     END_EXHAUSTION_WIN,
@@ -48,9 +47,6 @@ from .state import (
     STOP,
 )
 
-_U = np.uint64
-_ONE, _ZERO = _U(1), _U(0)
-_GOLDEN, _MIX1, _MIX2 = _U(0x9E3779B97F4A7C15), _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133111EB)
 _COIN_SALT = _U(1000 * 0x9E3779B97F4A7C15 % (1 << 64))
 _MONTH_OF_CARD = C.MONTH_MASK_OF_CARD.copy()
 _NIBBLE_LOW = _U(int("1" * 12, 16))  # bit 0 of every month's nibble
@@ -122,47 +118,7 @@ def compile_rules(rules: RuleSet) -> CompiledRules:
     return CompiledRules(params, masks, counts, names + ("teshi", "kuttsuki"))
 
 
-# ------------------------------------------------------------------------------ bits, hashes
-@intrinsic
-def _ctpop(typingctx, x):
-    """The CPU's population count of a uint64 (LLVM ctpop)."""
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-    return types.uint64(types.uint64), codegen
-
-
-@intrinsic
-def _cttz(typingctx, x):
-    """Trailing zero bits of a uint64 (LLVM cttz)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-    return types.uint64(types.uint64), codegen
-
-
-@njit(cache=True, inline="always")
-def popcount(x: np.uint64) -> np.int64:
-    return np.int64(_ctpop(x))
-
-
-@njit(cache=True, inline="always")
-def lowest_index(x: np.uint64) -> np.int64:
-    """Index of the lowest set bit of a non-zero set."""
-    return np.int64(_cttz(x))
-
-
-@njit(cache=True, inline="always")
-def card_bit(card) -> np.uint64:
-    return _ONE << _U(card)
-
-
-@njit(cache=True, inline="always")
-def splitmix64(x: np.uint64) -> np.uint64:
-    z = x + _GOLDEN
-    z = (z ^ (z >> _U(30))) * _MIX1
-    z = (z ^ (z >> _U(27))) * _MIX2
-    return z ^ (z >> _U(31))
-
-
+# ---------------------------------------------------------------------------------- months
 @njit(cache=True, inline="always")
 def _full_month(bits: np.uint64) -> bool:
     """A month with all four cards in the set (§2.1 redeal, §2.3 teshi)."""
@@ -273,7 +229,7 @@ def _shuffle(s, order, work) -> None:
     for b in range(64):
         starts[b] = _ZERO
     for i in range(48):
-        keys[i] = splitmix64(word + _U(i) * _GOLDEN)
+        keys[i] = splitmix64(word + _U(i) * GOLDEN)
         starts[keys[i] >> _U(58)] += _ONE
     at = _ZERO
     for b in range(64):

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from . import cards as C
+from .bits import popcount
 from .deals import HAND_SIZE, STOCK_SIZE
 from .rules import RuleSet, RuleSpec, resolve_rules
 from .state import N_DECISION_PHASES, PHASE_NAMES
@@ -143,15 +144,6 @@ def _bits_into(row, start, bits) -> None:
 
 
 @njit(cache=True)
-def _popcount(bits) -> int:
-    n = 0
-    while bits != np.uint64(0):
-        bits &= bits - np.uint64(1)
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def encode_rows(records, seats, unit, rounds, stake, out) -> None:
     """The encoder: one observation row per game (see the module docstring for the layout;
     ``stake`` < 0 means the rules give no starting points)."""
@@ -175,8 +167,8 @@ def encode_rows(records, seats, unit, rounds, stake, out) -> None:
         own_calls, opp_calls = s.koikoi_calls[me], s.koikoi_calls[other]
         diff = s.match_score[me] / unit  # zero-sum: the lead
         row[_AT_STOCK_LEFT] = (STOCK_SIZE - s.stock_pos) / STOCK_SIZE
-        row[_AT_OWN_HAND] = _popcount(own_hand) / HAND_SIZE
-        row[_AT_OPP_HAND] = _popcount(opp_hand) / HAND_SIZE
+        row[_AT_OWN_HAND] = popcount(own_hand) / HAND_SIZE
+        row[_AT_OPP_HAND] = popcount(opp_hand) / HAND_SIZE
         row[_AT_OWN_CALLED] = 1.0 if own_calls > 0 else 0.0
         row[_AT_OPP_CALLED] = 1.0 if opp_calls > 0 else 0.0
         row[_AT_OWN_CALLS] = own_calls / CALLS_SCALE

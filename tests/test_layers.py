@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The game package's layers, lowest first; a module may import only from lower layers.
 ENV_LAYERS = [
     {"cards", "rules", "results", "seeding", "files"},
-    {"worlds"},
+    {"worlds", "bits"},
     {"scoring"},
     {"deals"},
     {"state"},
