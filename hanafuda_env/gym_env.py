@@ -55,7 +55,13 @@ from .env_options import (
 from .game import GameResetOutcome, KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
-from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows, paid_split
+from .rewards import (
+    DEFAULT_ROUND_SIGMA,
+    ROW_FIELDS,
+    check_reward,
+    opening_rows,
+    round_end_rows,
+)
 from .rules import RuleSpec
 
 RESET_OPTIONS = (*GAME_RESET_OPTIONS, "learner_seat")
@@ -195,10 +201,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
         """Take up a deal (and the deals after it while hand yaku end them at once): the rows
         of this episode's match are carried to the learner's first step in "match"
         episodes; the others are reported only."""
-        more = self.game.deal_on()
-        rows, matches = dealt.rounds + more.rounds, dealt.matches + more.matches
-        split = paid_split(self.reward, self.round_sigma, self.options.episode, self.game,
-                           rows, matches)
+        split, matches = opening_rows(self.reward, self.round_sigma, self.options.episode,
+                                      self.game, dealt)
         self._rounds = mark_rows(split.carry, True) + mark_rows(split.dropped, False)
         self._matches = list(matches)
         self._carry = seat_rewards(split.carry, self._paid_key)[self.seat]
@@ -256,15 +260,11 @@ class KoiKoiSingleAgentEnv(gym.Env):
         out = self.game.step(action)
         if not out.round_over:
             return 0, False
-        episode = self.options.episode
-        rows, matches, match_over = out.rounds, out.matches, out.match_over
-        if episode == "match" and not match_over:  # the match goes on: deal its next round
-            more = self.game.deal_on(within_match=True)
-            rows, matches, match_over = rows + more.rounds, matches + more.matches, more.match_over
-        paid = paid_rows(self.reward, self.round_sigma, rows, matches, self.game)
+        paid, matches, done = round_end_rows(self.reward, self.round_sigma,
+                                             self.options.episode, self.game, out)
         self._rounds += mark_rows(paid, True)
         self._matches += matches
-        return seat_rewards(paid, self._paid_key)[self.seat], episode == "round" or match_over
+        return seat_rewards(paid, self._paid_key)[self.seat], done
 
     def _snapshot(self) -> tuple:
         """Everything reset/step may change (lists copied: ``_apply`` extends them), so

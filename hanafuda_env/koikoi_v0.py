@@ -65,10 +65,16 @@ from .env_options import (
     one_of,
     seat_rewards,
 )
-from .game import GameResetOutcome, KoiKoiGame
+from .game import GameStepOutcome, KoiKoiGame
 from .observation import OBS_DIM, encode_game, observation_bounds
 from .rendering import render_game
-from .rewards import DEFAULT_ROUND_SIGMA, ROW_FIELDS, check_reward, paid_rows, paid_split
+from .rewards import (
+    DEFAULT_ROUND_SIGMA,
+    ROW_FIELDS,
+    check_reward,
+    opening_rows,
+    round_end_rows,
+)
 from .rules import RuleSpec
 
 AGENTS = ("player_0", "player_1")
@@ -265,9 +271,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     self._np_random, _ = seeding.np_random()
                 game_seed = int(self._np_random.integers(2**63))
             dealt = game.reset(seed=game_seed, options=game_options)
-        rows, matches = self._deal_on(dealt)
-        split = paid_split(self.reward, self.round_sigma, self.options.episode, game, rows,
-                           matches)
+        split, matches = opening_rows(self.reward, self.round_sigma, self.options.episode,
+                                      game, dealt)
         self._carry = seat_rewards(split.carry, self._paid_key)
         records = mark_rows(split.carry, True) + mark_rows(split.dropped, False)
         self._ended = False
@@ -286,11 +291,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.result_infos:
             info["round_results"], info["match_results"] = list(rows), list(matches)
         return info
-
-    def _deal_on(self, dealt: GameResetOutcome) -> tuple[list[dict], list[dict]]:
-        """The rows of a deal and of the deals after it, until a round waits for a move."""
-        more = self.game.deal_on()
-        return dealt.rounds + more.rounds, dealt.matches + more.matches
 
     # -------------------------------------------------------------------- step
     def step(self, action: Any) -> None:
@@ -318,7 +318,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.round_results, self.match_results = [], []
         done = False
         if out.round_over or self._carry[0] or self._carry[1]:
-            done = self._score(out.rounds, out.matches, out.match_over)
+            done = self._score(out)
         elif self._rewarded:  # the last step's rewards are no longer this step's
             self.rewards = {AGENTS[0]: 0.0, AGENTS[1]: 0.0}
             self._rewarded = False
@@ -332,20 +332,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode == "human":
             self.render()
 
-    def _score(self, rows: list[dict], matches: list[dict], match_over: bool) -> bool:
+    def _score(self, out: GameStepOutcome) -> bool:
         """Route the rewards of finished rounds to their seats, deal on inside a match
         episode; True if the episode ended."""
         reward, self._carry = self._carry, [0, 0]
         done = False
-        if rows:
-            rows, matches = list(rows), list(matches)
-            episode = self.options.episode
-            if episode == "match" and not match_over:  # the match goes on: deal its next round
-                more = self.game.deal_on(within_match=True)
-                rows += more.rounds
-                matches += more.matches
-                match_over = more.match_over
-            paid = paid_rows(self.reward, self.round_sigma, rows, matches, self.game)
+        if out.round_over:
+            paid, matches, done = round_end_rows(self.reward, self.round_sigma,
+                                                 self.options.episode, self.game, out)
             gained = seat_rewards(paid, self._paid_key)
             reward = [reward[0] + gained[0], reward[1] + gained[1]]
             records = mark_rows(paid, True)
@@ -355,7 +349,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     info = self.infos[a]
                     self.infos[a] = {**info, "round_results": info["round_results"] + records,
                                      "match_results": info["match_results"] + matches}
-            done = episode == "round" or match_over
         scale = self.options.reward_scale
         self.rewards = {AGENTS[0]: reward[0] * scale, AGENTS[1]: reward[1] * scale}
         self._rewarded = True

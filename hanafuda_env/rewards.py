@@ -97,11 +97,29 @@ def paid_rows(kind: str, sigma: float, rows: list[dict], matches: Sequence[dict]
     return [{**row, "match_win": [v, -v]} for row, v in zip(rows, values.tolist())]
 
 
-def paid_split(kind: str, sigma: float, episode: str, game: Any, rows: list[dict],
-               matches: Sequence[dict]) -> RoundSplit:
-    """A single-game env's rows of the deals that begin an episode: paid
-    (:func:`paid_rows`), then sorted into this episode's and those only reported."""
-    return reset_split(paid_rows(kind, sigma, rows, matches, game), episode, game.round_index)
+def opening_rows(kind: str, sigma: float, episode: str, game: Any, dealt: Any
+                 ) -> tuple[RoundSplit, list[dict]]:
+    """The deals that open a single-game env's episode: ``dealt`` (a ``KoiKoiGame`` reset or
+    ``deal_next``) and the deals after it while dealt hand yaku end rounds at once, paid
+    (:func:`paid_rows`) and sorted into the episode's rows and those only reported; with the
+    matches they ended."""
+    more = game.deal_on()
+    rows, matches = dealt.rounds + more.rounds, dealt.matches + more.matches
+    paid = paid_rows(kind, sigma, rows, matches, game)
+    return reset_split(paid, episode, game.round_index), matches
+
+
+def round_end_rows(kind: str, sigma: float, episode: str, game: Any, out: Any
+                   ) -> tuple[list[dict], list[dict], bool]:
+    """A single-game env's step ``out`` that ended a round: in a "match" episode whose match
+    goes on, the match's next round is dealt (and on, while hand yaku end them). Returns the
+    rows paid (:func:`paid_rows`), the matches ended and whether the episode is over."""
+    rows, matches, match_over = out.rounds, out.matches, out.match_over
+    if episode == "match" and not match_over:
+        more = game.deal_on(within_match=True)
+        rows, matches, match_over = rows + more.rounds, matches + more.matches, more.match_over
+    paid = paid_rows(kind, sigma, rows, matches, game)
+    return paid, matches, episode == "round" or match_over
 
 
 def game_match_win(round_index: Sequence[int], gains: Sequence[float],
