@@ -75,6 +75,17 @@ class KoiKoiCore:
         self._set_records(new_states(self.n_games))
         self.reset(seed=seed)
 
+    @classmethod
+    def wrapping(cls, records: np.ndarray, rules: RuleSet, autoreset: bool) -> KoiKoiCore:
+        """A core over ``records`` (taken as they are: a fork's copy, a one-game engine's
+        state), without dealing; ``load_state_dict`` checks a state from elsewhere."""
+        core = object.__new__(cls)
+        core.n_games, core.autoreset, core.rules = len(records), autoreset, rules
+        core._compiled = K.compile_rules(rules)
+        core.yaku_names = core._compiled.yaku_names
+        core._set_records(records)
+        return core
+
     def _set_records(self, records: np.ndarray) -> None:
         self.records = records
         self.view = State.of(records)
@@ -314,12 +325,7 @@ class KoiKoiCore:
         index = np.repeat(chosen.astype(np.intp), copies)
         if len(index) == 0 or index.min() < 0 or index.max() >= self.n_games:
             raise ValueError(f"fork needs game indices in 0..{self.n_games - 1}, got {games!r}")
-        clone = object.__new__(KoiKoiCore)
-        clone.n_games = len(index)
-        clone.autoreset = self.autoreset
-        clone.rules, clone._compiled, clone.yaku_names = (self.rules, self._compiled,
-                                                          self.yaku_names)
-        clone._set_records(self.records[index])
+        clone = KoiKoiCore.wrapping(self.records[index], self.rules, self.autoreset)
         if seed is not None:
             clone.records["seed"] = game_seeds(seed, clone.n_games)
         return clone

@@ -34,6 +34,7 @@ from .state import (
     check_state,
     new_states,
 )
+from .worlds import deal_hidden
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of"]
 
@@ -323,10 +324,10 @@ class KoiKoiGame:
         """Shuffle what ``seat`` cannot see (the other hand, the undrawn stock) among
         themselves, as ``KoiKoiCore.resample_hidden`` does: on a :meth:`copy`, a world that
         ``seat`` may believe (a search must not roll out the real hidden cards)."""
-        check_seat(seat, "seat")
-        core = self.to_core()
-        core.resample_hidden(seat, rng)
-        self.records[:] = core.records
+        other = 1 - check_seat(seat, "seat")
+        records = self.records
+        records["hands"][:, other], records["stock"] = deal_hidden(
+            records["hands"][:, other], records["stock"], records["stock_pos"], rng)
 
     def state_dict(self) -> dict[str, object]:
         """The state as plain values, for comparing and hashing games."""
@@ -346,9 +347,7 @@ class KoiKoiGame:
 
     def to_core(self) -> KoiKoiCore:
         """A ``KoiKoiCore(1)`` in this game's state (continues exactly like it)."""
-        core = KoiKoiCore(1, self.rules, seed=0, autoreset=self.autoreset)
-        core.records[:] = self.records
-        return core
+        return KoiKoiCore.wrapping(self.records.copy(), self.rules, self.autoreset)
 
     def __repr__(self) -> str:
         return (f"KoiKoiGame(rules={self.rules.name!r}, round={self.round_index}, "
