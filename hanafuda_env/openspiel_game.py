@@ -31,6 +31,7 @@ from .deals import must_redeal
 from .game import KoiKoiGame
 from .observation import OBS_DIM, encode_game
 from .rules import resolve_rules
+from .state import MATCH_OVER
 
 SHORT_NAME = "python_koikoi"
 _PARAMETERS = {"rules": "nintendo", "rounds": 1}
@@ -133,7 +134,7 @@ class KoiKoiOpenSpielState(pyspiel.State):
         self._check_end()
 
     def _check_end(self) -> None:
-        self.over = self.game_state.round_over and int(self.game_state.phase) == 5
+        self.over = int(self.game_state.phase) == MATCH_OVER
 
     # --------------------------------------------------------------- results
     def is_terminal(self) -> bool:

@@ -18,11 +18,13 @@ worth protecting late in a match, a gamble is worth taking when behind.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from math import erf, sqrt
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from .env_options import (
     RoundSplit,
@@ -52,6 +54,18 @@ def match_value(margin: float, rounds_left: int, scale: float) -> float:
     if rounds_left <= 0:
         return float(np.sign(margin))
     return erf(margin / (scale * sqrt(2.0 * rounds_left)))
+
+
+@njit(cache=True)
+def match_values(margins: np.ndarray, rounds_left: np.ndarray, scale: float) -> np.ndarray:
+    """:func:`match_value` of many margins at once (1-d float64 margins, int64 rounds)."""
+    out = np.empty(margins.shape[0])
+    for i in range(margins.shape[0]):
+        if rounds_left[i] <= 0:
+            out[i] = np.sign(margins[i])
+        else:
+            out[i] = math.erf(margins[i] / (scale * math.sqrt(2.0 * rounds_left[i])))
+    return out
 
 
 def match_win_rewards(rounds: RoundResults, matches: MatchResults, match_over: np.ndarray,

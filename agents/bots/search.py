@@ -8,7 +8,7 @@ no hidden card of the real game is read). Every legal action is played in the sa
 each world is then rolled out to the round's end with the same random numbers (common random
 numbers: the actions' values differ by the action, not by the luck of the worlds), by a
 compiled rollout policy (``greedy`` or ``random``). An action's value is the mean over the
-worlds of the match-win value of the round's end (:func:`hanafuda_env.rewards.match_value`,
+worlds of the match-win value of the round's end (:func:`hanafuda_env.rewards.match_values`,
 ``value="match"``) or of the round's points (``value="points"``); the best mean is played.
 :attr:`SearchAgent.last_search` keeps the values and their standard errors of the last call,
 to check whether a choice stands out of the noise.
@@ -27,7 +27,7 @@ import numpy as np
 from agents.bots.base import Agent, View, decode
 from hanafuda_env import cards as C
 from hanafuda_env.core import CHOOSE_DRAWN, CHOOSE_PLAYED, MATCH_OVER, KoiKoiCore
-from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_value
+from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_values
 from hanafuda_env.rules import RuleSpec
 from hanafuda_env.seeding import is_integer
 from hanafuda_env.state import STOCK_SIZE, new_states
@@ -68,7 +68,6 @@ class SearchAgent(Agent):
         self.worlds, self.rollout, self.value = int(worlds), rollout, value
         self.scale = float(round_sigma) * self.rules.point_unit
         self.last_search: SearchReport | None = None
-        self._template = KoiKoiCore(1, self.rules, seed=0, autoreset=False)  # forked per batch
 
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         view = decode(obs, self.rules)
@@ -81,8 +80,7 @@ class SearchAgent(Agent):
         for k in range(width):  # the k-th candidate of every game, in one batch
             games = np.array([g for g in range(n) if len(candidates[g]) > k])
             rows = (games[:, None] * w + np.arange(w)).reshape(-1)
-            core = self._template.fork(np.zeros(len(rows), dtype=np.intp))
-            core.records[:] = worlds[rows]
+            core = KoiKoiCore.wrapping(worlds[rows], self.rules, autoreset=False)
             actions = np.repeat([candidates[g][k] for g in games], w)
             core.step(actions)
             core.rollout(self.rollout, "round", seed=seed)  # the same numbers for every k
@@ -112,8 +110,8 @@ class SearchAgent(Agent):
             return margin
         left = self.rules.rounds - core.round_index.astype(np.int64)
         over = core.phase == MATCH_OVER
-        return np.array([np.sign(m) if o else match_value(m, int(r), self.scale)
-                         for m, r, o in zip(margin, left, over)])
+        left[over] = 0  # a match over is decided: its sign
+        return match_values(margin, left, self.scale)
 
     def _worlds(self, view: View) -> np.ndarray:
         """``worlds`` records per game, game-major, consistent with the observations."""
