@@ -13,14 +13,11 @@ from agents.bots.search import SearchAgent
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.state import DECIDE, STOP, check_state
+from tests.helpers.scenarios import random_play
 
 
 def positions(n: int = 24, steps: int = 9, seed: int = 2) -> KoiKoiCore:
-    core = KoiKoiCore(n, seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        core.step(core.sample_legal_actions(rng))
-    return core
+    return random_play(n, steps, seed)
 
 
 def test_every_world_is_a_state_that_shows_the_players_observation() -> None:

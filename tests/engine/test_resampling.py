@@ -11,6 +11,7 @@ import pytest
 from hanafuda_env import cards as C
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
+from tests.helpers.scenarios import random_play
 
 COPIES = 20_000
 
@@ -191,11 +192,7 @@ def test_shuffle_stock_touches_only_the_chosen_games_undrawn_cards() -> None:
 
 
 def _midround(n: int = 4, seed: int = 3, steps: int = 5) -> KoiKoiCore:
-    core = KoiKoiCore(n, "nintendo", seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        core.step(core.sample_legal_actions(rng))
-    return core
+    return random_play(n, steps, seed)
 
 
 def _same(a: dict, b: dict) -> bool:

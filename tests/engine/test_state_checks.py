@@ -9,14 +9,11 @@ import pytest
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.state import STATE_DTYPE, STATE_FIELDS, State, StateError, check_state
+from tests.helpers.scenarios import random_play
 
 
 def played(n: int = 4, steps: int = 7, seed: int = 3) -> KoiKoiCore:
-    core = KoiKoiCore(n, seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        core.step(core.sample_legal_actions(rng))
-    return core
+    return random_play(n, steps, seed)
 
 
 def test_the_state_dataclass_documents_every_field_of_the_records() -> None:

@@ -239,3 +239,13 @@ def seeded_decks(game_seeds, deal_count: int = 0) -> np.ndarray:
     word = splitmix64(seeds ^ splitmix64(np.full(len(seeds), deal_count, dtype=np.uint64)))
     keys = splitmix64(word[:, None] + np.arange(C.NUM_CARDS, dtype=np.uint64) * GOLDEN)
     return np.argsort(keys, axis=1).astype(np.int8)
+
+
+def random_play(n: int, steps: int, seed: int, rules=None) -> KoiKoiCore:
+    """``n`` games (Nintendo rules unless given) after ``steps`` random legal moves, all
+    seeded by ``seed``: positions in the middle of play."""
+    core = KoiKoiCore(n, rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        core.step(core.sample_legal_actions(rng))
+    return core
