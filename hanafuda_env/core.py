@@ -243,7 +243,7 @@ class KoiKoiCore:
         if not k:
             return StepOutcome(np.zeros((self.n_games, 2), dtype=np.int32),
                                np.zeros(self.n_games, dtype=bool),
-                               np.zeros(self.n_games, dtype=bool), *_NO_ROWS(self.yaku_names))
+                               np.zeros(self.n_games, dtype=bool), *_empty_tables(self.yaku_names))
         round_over = self._n_results > 0
         outcome_rows = self._tables([(self._row_games[:k].copy(), self._rows[:k].copy())])
         if self.autoreset and (stuck := self._games[self.round_over]).size:
@@ -258,7 +258,7 @@ class KoiKoiCore:
                 ) -> tuple[RoundResults, MatchResults]:
         """Result rows (game indices, RESULT_DTYPE records) as round and match tables."""
         if not rows:
-            return _NO_ROWS(self.yaku_names)
+            return _empty_tables(self.yaku_names)
         games = np.concatenate([g for g, _ in rows]) if len(rows) > 1 else rows[0][0]
         r = np.concatenate([row for _, row in rows]) if len(rows) > 1 else rows[0][1]
         n_names = len(self.yaku_names)
@@ -372,7 +372,7 @@ class KoiKoiCore:
 
 
 @lru_cache(maxsize=64)
-def _NO_ROWS(yaku_names: tuple[str, ...]) -> tuple[RoundResults, MatchResults]:
+def _empty_tables(yaku_names: tuple[str, ...]) -> tuple[RoundResults, MatchResults]:
     """Empty round and match tables (shared: a table without rows cannot change)."""
     return RoundResults.empty(yaku_names), MatchResults.concat([])
 
