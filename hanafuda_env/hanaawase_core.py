@@ -28,7 +28,7 @@ from .hanaawase_state import (
     check_hanaawase_state,
     new_hanaawase_states,
 )
-from .seeding import game_seeds, is_integer
+from .seeding import check_seed_value, game_seeds, is_integer
 from .state import MATCH_OVER, PHASE_NAMES, ROUND_OVER, StateError
 
 
@@ -98,16 +98,19 @@ class HanaawaseCore:
 
     # ------------------------------------------------------------------ deals
     def reset(self, seed: int | Sequence[int] | np.ndarray | None = None) -> None:
-        """Start a new match in every game: ``seed`` an int (each game's seed derived from
-        it), one seed per game, or None (fresh entropy)."""
-        if seed is None or is_integer(seed):
-            seeds = game_seeds(seed, self.n_games)
+        """Start a new match in every game: ``seed`` an int (game i's seed derived from it
+        and i), one game seed per game (used as is, like the ``seed`` field a core holds), or
+        None (fresh entropy)."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if np.ndim(seed) == 0:
+            seeds = game_seeds(check_seed_value(seed), self.n_games)
         else:
-            seeds = np.asarray(seed)
-            if seeds.shape != (self.n_games,) or seeds.dtype.kind not in "iu":
+            if np.ndim(seed) != 1 or len(seed) != self.n_games:
                 raise ValueError(f"seed must be an int or a list of {self.n_games} ints (one "
-                                 f"per game), got {seed!r}")
-            seeds = seeds.astype(np.uint64)
+                                 f"per game), got shape {np.shape(seed)}")
+            seeds = np.array([check_seed_value(s, "every seed of the list") for s in seed],
+                             dtype=np.uint64)
         self.records["seed"] = seeds
         self.records["deal_count"] = 0
         self.records["phase"] = MATCH_OVER
@@ -164,7 +167,8 @@ class HanaawaseCore:
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray | Sequence[int]) -> HanaawaseStep:
-        """One action per game for its player to move. An illegal action raises
+        """One action per game for its player to move (-1 for a game whose round is over:
+        it waits for ``deal_next``). An illegal action raises
         :class:`~hanafuda_env.core.IllegalActionError` and changes no game."""
         given = np.asarray(actions)
         if given.shape != (self.n_games,) or given.dtype.kind not in "iu":
@@ -188,8 +192,8 @@ class HanaawaseCore:
         phase = int(self.phase[g])
         if phase >= ROUND_OVER:
             raise IllegalActionError(
-                f"game {g}: its round is over (phase {PHASE_NAMES[phase]}), so no action is "
-                f"legal until deal_next deals the next one. No game was changed.")
+                f"game {g}: its round is over (phase {PHASE_NAMES[phase]}): its action must be "
+                f"-1 (waiting) until deal_next deals the next round. No game was changed.")
         action = int(given[g])
         name = action_name(action) if 0 <= action < NUM_ACTIONS else "not an action id"
         raise IllegalActionError(

@@ -274,10 +274,12 @@ def step_games(records, actions, params, card_points, masks, counts, rows, row_g
                n_results, autoreset) -> np.int64:
     """One action per game. Returns -1 - g for the first game g whose action is illegal (then
     no game changed), else the number of result rows: ``rows[k]`` is a finished round of game
-    ``row_games[k]``. With ``autoreset`` a game whose round ended is dealt its next round."""
+    ``row_games[k]``. With ``autoreset`` a game whose round ended is dealt its next round.
+    A game whose round is over waits: its action must be -1 (what ``sample_actions`` gives)."""
     n = records.shape[0]
     for g in range(n):
-        if not is_legal(records[g], actions[g]):
+        waiting = records[g].phase >= ROUND_OVER and actions[g] == -1
+        if not waiting and not is_legal(records[g], actions[g]):
             return -1 - g
     shuffled = np.full(48, -1, np.int64)
     order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
@@ -285,6 +287,8 @@ def step_games(records, actions, params, card_points, masks, counts, rows, row_g
     for g in range(n):
         s = records[g]
         n_results[g] = 0
+        if actions[g] == -1:
+            continue
         if apply_move(s, actions[g], params, card_points, masks, counts, rows[k]):
             row_games[k] = g
             n_results[g] = 1
