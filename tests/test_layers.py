@@ -26,7 +26,8 @@ ENV_LAYERS = [
     {"game", "hanaawase_observation"},
     {"rendering", "env_options", "records", "hanaawase_core"},
     {"rewards", "recorder"},
-    {"koikoi_v0", "gym_env", "vector_env", "openspiel_game"},
+    {"koikoi_v0", "gym_env", "vector_env", "openspiel_game", "hanaawase_v0",
+     "hanaawase_vector_env"},
     {"integrations"},
     {"__init__"},
 ]
