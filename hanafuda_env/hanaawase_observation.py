@@ -33,6 +33,7 @@ from .hanaawase_state import HAND_YAKU_NANA, HAND_YAKU_ROKU
 from .kernel import pile_total
 from .state import CHOOSE_DRAWN, CHOOSE_PLAYED, PLAY
 
+HA_OBS_VERSION = 1  # raised whenever the layout below changes (checkpoints record it)
 _ALL_CARDS = _U((1 << 48) - 1)
 _NANA, _ROKU = HAND_YAKU_POINTS[NANA_KASU], HAND_YAKU_POINTS[ROKU_KASU]
 
