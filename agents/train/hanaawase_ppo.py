@@ -309,9 +309,9 @@ class HanaawaseTrainer:
                     stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
                     stats["clipfrac"].append(float(((ratio - 1).abs() > cfg.clip_coef)
                                                    .float().mean()))
-                stats["policy_loss"].append(float(policy_loss))
-                stats["value_loss"].append(float(value_loss))
-                stats["entropy"].append(float(entropy))
+                stats["policy_loss"].append(policy_loss.item())
+                stats["value_loss"].append(value_loss.item())
+                stats["entropy"].append(entropy.item())
         return {f"losses/{k}": float(np.mean(v)) for k, v in stats.items()}
 
     def warm_start(self, writer: Any, bar: Any) -> None:
@@ -342,7 +342,7 @@ class HanaawaseTrainer:
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
-                losses.append(float(loss))
+                losses.append(loss.item())
             writer.add_scalar("warmstart/cross_entropy", float(np.mean(losses)), epoch)
         self.warm_started = True
 
@@ -364,6 +364,7 @@ class HanaawaseTrainer:
             "snapshots": self.snapshots, "records": torch.as_tensor(
                 self.core.records.view(np.uint8).copy()),
             "numpy_rng": _rng_state(self.rng), "torch_generator": self.generator.get_state(),
+            "bot_rngs": {name: _rng_state(bot.rng) for name, bot in self.bots.items()},
             "torch_rng": torch.get_rng_state(), "warm_started": self.warm_started,
             "config": dataclasses.asdict(self.cfg)})
 
@@ -380,6 +381,8 @@ class HanaawaseTrainer:
         records = payload["records"].numpy().view(self.core.records.dtype)
         self.core.load_state_dict({"rules": self.rules.to_dict(), "records": records})
         self.rng.bit_generator.state = _rng_from(payload["numpy_rng"])
+        for name, state in payload["bot_rngs"].items():
+            self.bots[name].rng.bit_generator.state = _rng_from(state)
         self.generator.set_state(payload["torch_generator"])
         torch.set_rng_state(payload["torch_rng"])
         self.warm_started = bool(payload["warm_started"])

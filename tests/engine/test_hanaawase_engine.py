@@ -11,7 +11,7 @@ from hanafuda_env.core import IllegalActionError
 from hanafuda_env.hanaawase_core import HanaawaseCore, describe_round
 from hanafuda_env.hanaawase_rules import HanaawaseRules
 from hanafuda_env.hanaawase_scoring import score_round
-from hanafuda_env.hanaawase_state import MATCH_OVER, PLAY, ROUND_OVER
+from hanafuda_env.hanaawase_state import MATCH_OVER, ROUND_OVER
 from hanafuda_env.state import StateError
 from tests.hanaawase_reference import RefRound
 
