@@ -79,6 +79,7 @@ class HanaawaseCore:
         self._row_games = np.zeros(self.n_games, dtype=np.int64)
         self._n_results = np.zeros(self.n_games, dtype=np.int8)
         self._shuffles = np.full((self.n_games, C.NUM_CARDS), -1, dtype=np.int64)
+        self._viewer = np.zeros(1, dtype=np.int64)
 
     def __getattr__(self, name: str) -> np.ndarray:
         """State fields as views of the batch (``core.hands``, ``core.phase`` …)."""
@@ -188,6 +189,20 @@ class HanaawaseCore:
         match_over[games] = rows["match_over"]
         return HanaawaseStep(rewards, round_over, match_over, rows, games)
 
+    def step_one(self, game: int, action: int) -> np.ndarray | None:
+        """One move in one game (what a single-game env calls): the finished round's result
+        row (a copy) if the move ended it, else None; an illegal move raises and changes
+        nothing. The round's rewards are ``zero_sum(row["score"][:N])``."""
+        c = self._compiled
+        action = int(action)
+        ended = K.step_one(self.records, game, action if -2**63 <= action < 2**63 else -1,
+                           c.params, c.card_points, c.yaku_masks, c.yaku_counts, self._rows)
+        if ended < 0:
+            given = np.zeros(self.n_games, dtype=np.int64)
+            given[game] = action if -2**63 <= action < 2**63 else -1
+            self._raise_illegal(game, given)
+        return self._rows[0].copy() if ended else None
+
     def _raise_illegal(self, g: int, given: np.ndarray) -> None:
         phase = int(self.phase[g])
         if phase >= ROUND_OVER:
@@ -202,6 +217,15 @@ class HanaawaseCore:
             f"{describe_actions(self.legal_actions(g))}. No game was changed.")
 
     # ----------------------------------------------------------- observations
+    def observe_one(self, game: int, seat: int) -> np.ndarray:
+        """(observation_size,) float32: one game seen by one seat (a fresh array)."""
+        out = np.empty((1, self.observation_size), dtype=np.float32)
+        c = self._compiled
+        self._viewer[0] = seat
+        encode(self.records[game:game + 1], self._viewer, c.params, c.card_points,
+               c.yaku_masks, c.yaku_counts, out)
+        return out[0]
+
     def observe(self, viewers: int | Sequence[int] | np.ndarray | None = None,
                 out: np.ndarray | None = None) -> np.ndarray:
         """(B, observation_size) float32: each game seen by ``viewers`` (one seat for all,

@@ -299,6 +299,16 @@ def step_games(records, actions, params, card_points, masks, counts, rows, row_g
 
 
 @njit(cache=True)
+def step_one(records, g, action, params, card_points, masks, counts, rows) -> np.int64:
+    """One move in game ``g`` (the single-game envs' step): -1 if it is illegal (nothing
+    changed), 1 if it ended the round (its row in ``rows[0]``), else 0."""
+    s = records[g]
+    if not is_legal(s, action):
+        return -1
+    return 1 if apply_move(s, action, params, card_points, masks, counts, rows[0]) else 0
+
+
+@njit(cache=True)
 def deal_games(records, games, decks, params) -> None:
     """Deal the next round in each listed game (``decks`` (len(games), 48): an order, or -1s
     for a shuffle)."""

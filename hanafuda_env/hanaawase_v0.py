@@ -42,7 +42,7 @@ from .env_options import (
     not_an_action,
     one_of,
 )
-from .hanaawase_core import HanaawaseCore, describe_round
+from .hanaawase_core import HanaawaseCore, describe_round, zero_sum
 from .hanaawase_rules import HanaawaseRules, resolve_hanaawase_rules
 from .hanaawase_state import NUM_ACTIONS
 from .rendering import card_label, cards_line, counted
@@ -158,7 +158,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             for a in self.agents:
                 self.infos[a] = {"action_mask": np.zeros(NUM_ACTIONS, np.int8)}
             return
-        self._mask = self.core.legal_action_mask()[0].astype(np.int8)
+        legal = np.zeros(NUM_ACTIONS, np.int8)
+        legal[self.core.legal_actions(0)] = 1
+        self._mask = legal
         self.agent_selection = self.possible_agents[int(self.core.mover[0])]
         self.infos[self.agent_selection] = {"action_mask": self._mask}
         if previous != self.agent_selection and previous in self.infos:
@@ -178,13 +180,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 f"{agent} cannot take action {action!r} ({action_name(act)}) now; legal "
                 f"actions: {describe_actions(legal)}. The game was not changed.")
         self._cumulative_rewards[agent] = 0.0
-        out = self.core.step(np.array([act]))
+        row = self.core.step_one(0, act)
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if out.round_over[0]:
-            self.round_results = describe_round(out.rows[0], self.rules)
+        if row is not None:
+            self.round_results = describe_round(row, self.rules)
+            paid = zero_sum(row["score"][:self.rules.num_players])
             for seat, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(out.rewards[0, seat]) * self.reward_scale
-            if self.episode == "round" or out.match_over[0]:
+                self.rewards[a] = float(paid[seat]) * self.reward_scale
+            if self.episode == "round" or row["match_over"]:
                 self._ended = True
                 self.terminations = dict.fromkeys(self.agents, True)
             else:
@@ -197,7 +200,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
         moving = not self._ended and agent == self.agent_selection
-        return {"observation": self.core.observe(seat)[0].copy(),
+        return {"observation": self.core.observe_one(0, seat),
                 "action_mask": self._mask if moving else np.zeros(NUM_ACTIONS, np.int8)}
 
     def render(self) -> str | None:

@@ -169,9 +169,9 @@ class HanaawaseGreedy(HanaawaseAgent):
 class ExpertWeights:
     """How much the expert cares about each part of an action's value."""
 
-    progress: float = 0.6  # a reachable yaku's points × progress², times the stock left
-    denial: float = 0.8  # the others' reachable yaku points that a capture takes away
-    exposure: float = 0.7  # card points laid down that a next player can take
+    progress: float = 0.3  # a reachable yaku's points × progress², times the stock left
+    denial: float = 0.4  # the others' reachable yaku points that a capture takes away
+    exposure: float = 1.0  # card points laid down that a next player can take
 
 
 class HanaawaseExpert(HanaawaseGreedy):
