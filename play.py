@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _play_hanaawase(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``--game hanaawase``: the person against ``--players`` − 1 bots of ``--bot``."""
-    from agents.bots.hanaawase import make_hanaawase_agent
+    from agents.bots.registry import make_hanaawase_agent
     from cli.hanaawase_play import play_hanaawase
     from hanafuda_env.hanaawase_rules import resolve_hanaawase_rules
 

@@ -261,20 +261,3 @@ class HanaawaseExpert(HanaawaseGreedy):
 
 HANAAWASE_BOTS = {"random": HanaawaseRandom, "greedy": HanaawaseGreedy,
                   "expert": HanaawaseExpert}
-
-
-def make_hanaawase_agent(spec: str, rules: HanaawaseRules | dict | None = None,
-                         seed: int | None = None):
-    """A Hana-awase bot by name (``random``, ``greedy``, ``expert``) or a trained policy
-    from a checkpoint file (``agents.bots.policy`` loads it)."""
-    import os
-
-    key = spec.strip().lower()
-    if key in HANAAWASE_BOTS and not os.path.isfile(spec):
-        return HANAAWASE_BOTS[key](rules, seed=seed)
-    if os.path.isfile(spec):
-        from agents.bots.hanaawase_policy import load_hanaawase_policy
-
-        return load_hanaawase_policy(spec, resolve_hanaawase_rules(rules), seed)
-    raise ValueError(f"unknown Hana-awase agent {spec!r}: not a bot name "
-                     f"({', '.join(HANAAWASE_BOTS)}) and not an existing checkpoint file")

@@ -14,7 +14,6 @@ from agents.bots.hanaawase import (
     HANAAWASE_BOTS,
     HanaawaseGreedy,
     HanaawaseRandom,
-    make_hanaawase_agent,
     read,
 )
 from agents.bots.hanaawase_policy import (
@@ -24,6 +23,7 @@ from agents.bots.hanaawase_policy import (
     policy_payload,
 )
 from agents.bots.policy import CheckpointError, PolicyAgent, save_checkpoint
+from agents.bots.registry import make_hanaawase_agent
 from agents.eval.hanaawase_matches import play_hanaawase_matches
 from hanafuda_env.hanaawase_core import HanaawaseCore
 from hanafuda_env.hanaawase_rules import HanaawaseRules

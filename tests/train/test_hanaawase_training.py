@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents.bots.hanaawase import make_hanaawase_agent
+from agents.bots.registry import make_hanaawase_agent
 from agents.train.config import ConfigError
 from agents.train.hanaawase_ppo import HanaawaseConfig, HanaawaseTrainer
 from agents.train.hanaawase_run import train_hanaawase
+from hanafuda_env.hanaawase_core import HanaawaseCore
 
 TINY = dict(num_envs=8, total_decisions=8 * 7 * 4, hidden=16, layers=1, eval_every=2,
             eval_decks=2, checkpoint_every=1, snapshot_every=1, progress_bar=False,
@@ -31,7 +32,10 @@ def test_a_short_run_logs_checkpoints_and_resumes_to_the_same_weights(tmp_path: 
     assert "eval/mean_score_vs_expert" in whole
     run = Path(whole["run_dir"])
     assert list(run.glob("events.out.tfevents.*")) and (run / "checkpoints/best.pt").is_file()
-    assert isinstance(make_hanaawase_agent(str(run / "checkpoints/best.pt")).act, object)
+    best = make_hanaawase_agent(str(run / "checkpoints/best.pt"), {"num_players": 3})
+    core = HanaawaseCore(4, num_players=3, seed=0)
+    mask = core.legal_action_mask()
+    assert mask[np.arange(4), best.act(core.observe(), mask)].all()
     train_hanaawase(HanaawaseConfig(**TINY), run_dir=tmp_path / "split", stop_after=2)
     resumed = train_hanaawase(None, resume=tmp_path / "split")
     assert resumed["run_dir"] == str(tmp_path / "split")
