@@ -4,6 +4,17 @@
 the per-count tables (hand and field sizes, par) follow from it. Unknown options or values
 raise :class:`~hanafuda_env.rules.RuleError` naming the option and the allowed values, as the
 Koi-Koi rule sets do.
+
+Where §3 is silent, the code takes these **Decisions**:
+
+* a match's first dealer is drawn at random (seeded), like Koi-Koi's first dealer;
+* a round that fuke voids scores 0 for everyone, counts as one of the match's rounds, and its
+  dealer deals again (there is no top scorer);
+* a dealt hand of 7 (or 6) chaff is declared at once when its variant is on: the points are
+  worth far more than hiding the hand; only cards of the chaff kind count (the sake cup is an
+  animal in Hana-awase);
+* hatcho, like every yaku, is cancelled by yaku-nagashi and arashi, and paid by the others;
+* the match winner is the top match score; a shared top is a shared first place.
 """
 
 from __future__ import annotations

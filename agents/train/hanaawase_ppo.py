@@ -100,6 +100,9 @@ class HanaawaseConfig:
     """Updates between checkpoints (``checkpoints/latest.pt``; also at the end)."""
     progress_bar: bool = True
     """Show a tqdm progress bar."""
+    torch_threads: int = 1
+    """Threads torch may use (small batches: one is fastest, and never slower on a busy
+    machine)."""
 
     def __post_init__(self) -> None:
         from agents.train.config import ConfigError
@@ -108,7 +111,7 @@ class HanaawaseConfig:
             raise ConfigError(f"game must be 'hanaawase' for this trainer, got {self.game!r}")
         for key in ("seed", "total_decisions", "num_envs", "rounds_per_update", "snapshot_every",
                     "update_epochs", "num_minibatches", "hidden", "layers", "eval_decks",
-                    "checkpoint_every", "num_players"):
+                    "checkpoint_every", "num_players", "torch_threads"):
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value < (
                     0 if key == "seed" else 1):
@@ -154,6 +157,7 @@ class HanaawaseTrainer:
         self.cfg = cfg
         self.rules = cfg.resolved_rules()
         self.n = self.rules.num_players
+        torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
         self.net = network_for(self.n, cfg.hidden, cfg.layers)
