@@ -294,12 +294,13 @@ def zero_sum(scores: np.ndarray) -> np.ndarray:
 
 def describe_round(row: np.ndarray, rules: HanaawaseRules) -> list[dict[str, Any]]:
     """One result row as a dict per seat: card points, yaku (name → points), yaku total,
-    score; the same for every display."""
+    score and rank (0: the round's top score, shared on a tie); the same for every display."""
     names = K.compile_hanaawase(rules).yaku_names
     out = []
     for p in range(rules.num_players):
         yaku = {name: int(row["yaku"][p, i]) for i, name in enumerate(names)
                 if row["yaku"][p, i]}
         out.append({"card_points": int(row["card_points"][p]), "yaku": yaku,
-                    "yaku_total": int(row["yaku_total"][p]), "score": int(row["score"][p])})
+                    "yaku_total": int(row["yaku_total"][p]), "score": int(row["score"][p]),
+                    "rank": int(row["rank"][p])})
     return out

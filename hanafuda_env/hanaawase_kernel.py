@@ -255,6 +255,10 @@ def _score_round(s, params, card_points, masks, counts, row) -> None:
         s.match_score[p] += row.score[p]
         if best < 0 or row.score[p] > best_score:
             best, best_score = p, row.score[p]
+    for p in range(row.rank.shape[0]):
+        row.rank[p] = 0
+        row.match_ranks[p] = 0
+    _ranks(row.score, players, row.rank)
     if not void:
         s.dealer = best
     row.next_dealer = s.dealer
@@ -266,6 +270,18 @@ def _score_round(s, params, card_points, masks, counts, row) -> None:
     if over:
         for p in range(players):
             row.match_scores[p] = s.match_score[p]
+        _ranks(row.match_scores, players, row.match_ranks)
+
+
+@njit(cache=True, inline="always")
+def _ranks(scores, players, out) -> None:
+    """Each seat's rank: how many players scored more (0: first, shared on a tie)."""
+    for p in range(players):
+        above = 0
+        for q in range(players):
+            if scores[q] > scores[p]:
+                above += 1
+        out[p] = above
 
 
 # ------------------------------------------------------------------------------ batch loops

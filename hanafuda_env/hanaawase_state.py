@@ -77,8 +77,10 @@ HA_RESULT_DTYPE = np.dtype([
     ("card_points", np.int16, (MAX_PLAYERS,)),
     ("yaku", np.int16, (MAX_PLAYERS, MAX_YAKU_COLUMNS)),
     ("yaku_total", np.int16, (MAX_PLAYERS,)), ("score", np.int32, (MAX_PLAYERS,)),
+    ("rank", np.int8, (MAX_PLAYERS,)),  # 0 for the top score: players scoring more, per seat
     ("void", np.bool_), ("cancelled", np.bool_), ("piles", np.uint64, (MAX_PLAYERS,)),
     ("match_over", np.bool_), ("match_scores", np.int32, (MAX_PLAYERS,)),
+    ("match_ranks", np.int8, (MAX_PLAYERS,)),
     ("match_rounds", np.int16),
 ], align=True)
 

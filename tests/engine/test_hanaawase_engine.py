@@ -85,6 +85,8 @@ def test_the_kernel_plays_and_scores_like_the_reference(n: int, options: dict) -
             assert row["score"][:n].tolist() == expected["scores"]
             assert bool(row["void"]) == expected["void"]
             assert int(row["next_dealer"]) == expected["next_dealer"]
+            scores = expected["scores"]
+            assert row["rank"][:n].tolist() == [sum(q > s for q in scores) for s in scores]
             seats = describe_round(row, rules)
             assert [seat["yaku"] for seat in seats] == expected["yaku"]
             plain = score_round([int(b) for b in row["piles"][:n]],
@@ -124,6 +126,9 @@ def test_random_matches_keep_every_invariant(n: int) -> None:
                                                   ROUND_OVER)).all()
             over = out.rows[out.rows["match_over"]]
             assert (over["match_rounds"] == rules.rounds).all()
+            for row in over:
+                final = row["match_scores"][:n]
+                assert (row["match_ranks"][:n] == (final[None, :] > final[:, None]).sum(1)).all()
             core.deal_next()
     assert (core.phase < ROUND_OVER).all(), "every finished game was dealt on"
 

@@ -42,6 +42,7 @@ def play_match(env, rng: np.random.Generator) -> tuple[dict[str, float], list[li
         env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         if env.unwrapped.round_results and any(env.unwrapped.rewards.values()):
             rounds.append(env.unwrapped.round_results)
+            assert min(seat["rank"] for seat in rounds[-1]) == 0
     return returns, rounds
 
 
