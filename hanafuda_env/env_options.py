@@ -82,8 +82,7 @@ def other_rules_warning(agent: Any, rules: RuleSet, who: str,
 
 def check_render_mode(render_mode: Any, modes: list[str]) -> None:
     if render_mode is not None and render_mode not in modes:
-        raise RenderModeError(one_of("render_mode", render_mode, [*modes, None])
-                              + " (the board is rendered as text only)")
+        raise RenderModeError(one_of("render_mode", render_mode, [*modes, None]))
 
 
 def check_number(name: str, value: Any, positive: bool = False) -> float:
