@@ -110,7 +110,7 @@ def test_a_round_against_the_random_bot_by_clicking(url, driver, tmp_path) -> No
     assert f"multiplier {row['multiplier']}" in result.text
     for yaku in row["yaku"]:
         assert yaku["name"] in result.text
-    assert "Match over after 1 rounds" in driver.find_element(By.ID, "match-over").text
+    assert "Match over after 1 round " in driver.find_element(By.ID, "match-over").text
     driver.save_screenshot(str(tmp_path / "web_play.png"))
     assert (tmp_path / "web_play.png").stat().st_size > 10_000
     driver.refresh()  # the tab keeps its game: the same result comes back

@@ -157,7 +157,8 @@ function log(text) {
 }
 
 function resultHtml(state, row) {
-  const who = row.winner < 0 ? "Nobody" : state.names[row.winner];
+  const name = row.winner < 0 ? "Nobody" : state.names[row.winner];
+  const who = name.charAt(0).toUpperCase() + name.slice(1);
   const rows = row.yaku.map((y) => `<tr><td>${y.name}</td><td>${y.points}</td></tr>`).join("");
   const calls = row.koikoi_calls.map((n, seat) => `${state.names[seat]} ${n}`).join(", ");
   return `<h3>Round ${row.round}: ${who} ${row.winner < 0 ? "wins" : "won"} ` +
@@ -180,11 +181,13 @@ function drawResult(state, row, board) {
   if (state.kind === "replay") return;
   if (board.phase === "match-over") {
     const [a, b] = state.match.scores;
+    const winner = state.names[state.match.winner];
     const verdict = state.match.winner < 0 ? "A draw." :
-      `${state.names[state.match.winner]} ${state.names[state.match.winner] === "you" ? "win" : "wins"} the match.`;
+      winner === "you" ? "You win the match!" : `${winner} wins the match.`;
+    const rounds = `${state.match.rounds} round${state.match.rounds === 1 ? "" : "s"}`;
     const end = document.createElement("p");
     end.id = "match-over";
-    end.textContent = `Match over after ${state.match.rounds} rounds (${a} : ${b}). ${verdict}`;
+    end.textContent = `Match over after ${rounds} (${a} : ${b}). ${verdict}`;
     box.append(end);
   } else {
     const next = document.createElement("button");
