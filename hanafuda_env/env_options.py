@@ -56,8 +56,8 @@ def check_unknown(unknown: dict[str, Any], allowed: Iterable[str], where: str) -
 
 class RenderModeError(ValueError, TypeError):
     """A render mode the env does not have. Also a TypeError: tools that try a render mode
-    and fall back without one on TypeError (stable-baselines3's ``make_vec_env`` asks for
-    "rgb_array") then build the env."""
+    and fall back without one on TypeError (stable-baselines3's ``make_vec_env`` does) then
+    build the env."""
 
 
 def one_of(name: str, value: Any, allowed: Iterable[Any]) -> str:
