@@ -1,7 +1,9 @@
-"""Play Koi-Koi against a bot in the terminal, or Hana-awase against N − 1 bots.
+"""Play Koi-Koi against a bot in the terminal or in the browser (``--web``), or Hana-awase
+against N − 1 bots in the terminal.
 
     python play.py [--bot expert|greedy|random|runs/<run>/checkpoints/latest.pt]
                    [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7] [--record FILE]
+    python play.py --web [--port 8765] [--bot-delay 0.8] [--bot …] [--rules …] …
     python play.py --game hanaawase [--players 3] [--bot expert] [--rounds 3] [--seat 0]
 
 Legal moves are listed by number and card name; type the number (or a unique part of the
@@ -21,7 +23,7 @@ import numpy as np
 
 from agents.bots.base import AgentLike
 from agents.files import output_path_problem
-from cli.arguments import HelpFormatter, positive_int, seed_int
+from cli.arguments import HelpFormatter, non_negative_float, port_int, positive_int, seed_int
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import encode_observations
@@ -165,11 +167,30 @@ def main(argv: list[str] | None = None) -> int:
                              "--players − 1 bots (--bot names them all; --seat 0..N−1)")
     parser.add_argument("--players", type=positive_int, default=3,
                         help="Hana-awase: players at the table, 2–7")
+    parser.add_argument("--web", action="store_true",
+                        help="play in the browser: serve the page on this machine and print "
+                             "its address")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="--web: the address to serve on (another than 127.0.0.1 lets "
+                             "other machines in)")
+    parser.add_argument("--port", type=port_int, default=8765,
+                        help="--web: the port (0: a free one; the default, when taken, falls "
+                             "back to a free one)")
+    parser.add_argument("--bot-delay", type=non_negative_float, default=0.8,
+                        help="--web: seconds between the bot's moves shown on the page")
     args = parser.parse_args(argv)
     if args.game == "hanaawase":
+        if args.web:
+            parser.error("--web plays Koi-Koi; Hana-awase is played in the terminal")
         return _play_hanaawase(parser, args)
     if args.seat not in (0, 1):
         parser.error(f"--seat: Koi-Koi has seats 0 and 1, got {args.seat}")
+    if args.web:
+        if args.record is not None:
+            parser.error("--record is for the terminal game; the page replays records itself")
+        from cli.web import run_web
+
+        return run_web(args, parser.get_default("port"))
     if args.record is not None:
         problem = output_path_problem(args.record, [args.bot, args.rules], overwrite=False)
         if problem:

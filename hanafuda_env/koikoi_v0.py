@@ -49,6 +49,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .board_image import board_image
 from .core import NUM_ACTIONS, IllegalActionError, action_name, describe_actions
 from .deals import RESET_OPTIONS
 from .env_options import (
@@ -176,14 +177,18 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     the board after every step and on ``render()``) and ``render_viewer`` (whose board it
     is: ``None``, the default, shows both hands, a spectator's view; ``"player_0"`` or
     ``"player_1"`` that player's, the other hand face down; ``"mover"`` the player to
-    move's). An illegal move raises :class:`~hanafuda_env.core.IllegalActionError` and
-    changes nothing (:func:`env` wraps it to penalize instead).
+    move's). ``"rgb_array"``: ``render()`` returns the board as an image (H×W×3 uint8,
+    :mod:`hanafuda_env.board_image`), always a player's view: ``render_viewer``'s, or with
+    ``None`` the player to move's (a picture is what an agent or its recording sees, so the
+    hidden hand is face down unless a spectator's text board is asked for). An illegal move
+    raises :class:`~hanafuda_env.core.IllegalActionError` and changes nothing (:func:`env`
+    wraps it to penalize instead).
 
     ``copy.deepcopy`` and pickling keep the whole state, the game in progress included: a
     copy goes on exactly like the original (e.g. to branch a search).
     """
 
-    metadata = {"name": "koikoi_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "koikoi_v0", "render_modes": ["ansi", "human", "rgb_array"],
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, *, rules: RuleSpec = None, rounds: int | None = None,
@@ -389,23 +394,29 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return {"observation": encode_game(game, seat), "action_mask": mask}
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             logger.warn("koikoi_v0.render() called without a render_mode; pass "
-                        "render_mode='ansi' or 'human' to env().")
+                        "render_mode='ansi', 'human' or 'rgb_array' to env().")
             return None
+        if self.render_mode == "rgb_array":
+            viewer = self._viewer()
+            return board_image(self.game, self.game.mover if viewer is None else viewer)
         text = self._text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
+    def _viewer(self) -> int | None:
+        """The seat whose view ``render_viewer`` names (None: a spectator's)."""
+        if self.render_viewer in AGENTS:
+            return AGENTS.index(self.render_viewer)
+        return self.game.mover if self.render_viewer == "mover" else None
+
     def _text(self) -> str:
         game = self.game
-        viewer = {None: None, "mover": game.mover}.get(self.render_viewer)
-        if viewer is None and self.render_viewer in AGENTS:
-            viewer = AGENTS.index(self.render_viewer)
-        board = render_game(game.to_core(), 0, viewer=viewer)
+        board = render_game(game.to_core(), 0, viewer=self._viewer())
         if not (self._ended or any(self.terminations.values())):
             return board
         lines = ["episode over; the table as it ended:", board]
