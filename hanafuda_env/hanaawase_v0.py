@@ -28,12 +28,11 @@ import numpy as np
 from gymnasium import logger, spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from .aec_wrappers import check_illegal_options, stock_wrappers
 from .core import IllegalActionError, action_name, describe_actions
 from .env_options import (
     EPISODES,
-    ILLEGAL_ACTIONS,
     as_action,
     check_number,
     check_render_mode,
@@ -55,14 +54,8 @@ OPTIONS = ("num_players", "rules", "rounds", "episode", "reward_scale", "seed", 
 def env(*, illegal_action: str = "penalize", illegal_reward: float = -1.0,
         **kwargs: Any) -> AECEnv:
     """The environment in PettingZoo's stock wrappers; other keywords are :class:`raw_env`'s."""
-    if illegal_action not in ILLEGAL_ACTIONS:
-        raise ValueError(one_of("illegal_action", illegal_action, ILLEGAL_ACTIONS))
-    reward = check_number("illegal_reward", illegal_reward)
-    wrapped: AECEnv = raw_env(**kwargs)
-    if illegal_action == "penalize":
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=reward)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    check_illegal_options(illegal_action, illegal_reward)
+    return stock_wrappers(raw_env(**kwargs), illegal_action, illegal_reward)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention

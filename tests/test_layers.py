@@ -25,7 +25,7 @@ ENV_LAYERS = [
     {"core", "hanaawase_kernel"},
     {"game", "hanaawase_observation"},
     {"rendering", "env_options", "records", "card_art", "hanaawase_core"},
-    {"rewards", "recorder", "board_image"},
+    {"rewards", "recorder", "board_image", "aec_wrappers"},
     {"koikoi_v0", "gym_env", "vector_env", "openspiel_game", "hanaawase_v0",
      "hanaawase_vector_env"},
     {"integrations"},
