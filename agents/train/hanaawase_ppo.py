@@ -318,36 +318,55 @@ class HanaawaseTrainer:
                 stats["entropy"].append(entropy.item())
         return {f"losses/{k}": float(np.mean(v)) for k, v in stats.items()}
 
-    def warm_start(self, writer: Any, bar: Any) -> None:
-        """Clone the expert: every seat plays expert moves; cross-entropy on them."""
+    def warm_start(self, writer: Any) -> None:
+        """Clone the expert: every seat plays expert moves; cross-entropy on them, and the
+        value head fitted to each decision's round reward (γ = 1), so that PPO starts with a
+        critic that fits the cloned policy instead of one that unlearns it."""
         cfg = self.cfg
         core = HanaawaseCore(cfg.num_envs, self.rules, seed=cfg.seed + 7)
         expert = self.bots["expert"]
         obs_rows, mask_rows, actions = [], [], []
-        while sum(len(a) for a in actions) < cfg.warmstart_decisions:
+        returns: list[float] = []
+        open_rounds: dict[tuple[int, int], list[int]] = {}  # (game, seat) -> decision rows
+        while len(returns) < cfg.warmstart_decisions or open_rounds:
             live = np.flatnonzero(core.phase < ROUND_OVER)
+            if not len(live):
+                core.deal_next(np.flatnonzero(core.round_over))
+                continue
             obs, mask = core.observe(), core.legal_action_mask()
             act = np.full(cfg.num_envs, -1, dtype=np.int64)
             act[live] = expert.act(obs[live], mask[live])
+            for g in live:
+                open_rounds.setdefault((int(g), int(core.mover[g])), []).append(len(returns))
+                returns.append(0.0)
             obs_rows.append(obs[live])
             mask_rows.append(mask[live])
             actions.append(act[live])
-            core.step(act)
-            core.deal_next(np.flatnonzero(core.round_over))
+            out = core.step(act)
+            for g in out.row_games:
+                for seat in range(self.n):
+                    for row in open_rounds.pop((int(g), seat), []):
+                        returns[row] = float(out.rewards[g, seat]) * cfg.reward_scale
+            if len(returns) < cfg.warmstart_decisions:
+                core.deal_next(np.flatnonzero(core.round_over))
         data = [torch.as_tensor(np.concatenate(x)) for x in (obs_rows, mask_rows, actions)]
-        size = len(data[2])
+        target = torch.as_tensor(np.array(returns, dtype=np.float32))
+        size = len(target)
         for epoch in range(3):
             order = torch.randperm(size, generator=self.generator)
-            losses = []
+            losses, value_losses = [], []
             for start in range(0, size, 1024):
                 idx = order[start:start + 1024]
-                logits, _ = self.net(data[0][idx], data[1][idx])
+                logits, values = self.net(data[0][idx], data[1][idx])
                 loss = nn.functional.cross_entropy(logits, data[2][idx])
+                value_loss = 0.5 * ((values - target[idx]) ** 2).mean()
                 self.optimizer.zero_grad()
-                loss.backward()
+                (loss + cfg.vf_coef * value_loss).backward()
                 self.optimizer.step()
                 losses.append(loss.item())
+                value_losses.append(value_loss.item())
             writer.add_scalar("warmstart/cross_entropy", float(np.mean(losses)), epoch)
+            writer.add_scalar("warmstart/value_loss", float(np.mean(value_losses)), epoch)
         self.warm_started = True
 
     def evaluate(self) -> dict[str, float]:

@@ -71,7 +71,7 @@ def train_hanaawase(cfg: HanaawaseConfig | None, run_dir: str | Path | None = No
     writer = SummaryWriter(str(run_dir), purge_step=purge)
     try:
         if not trainer.warm_started:
-            trainer.warm_start(writer, None)
+            trainer.warm_start(writer)
         last = None if stop_after is None else min(trainer.n_updates,
                                                    trainer.update + stop_after)
         metrics = run_updates(trainer, writer, run_dir, last)
