@@ -97,9 +97,12 @@ def bench_bot(name: str, n: int, batch: int = 1024) -> float:
 
 def main() -> int:
     parser = make_parser(__doc__)
-    parser.add_argument("--seconds", type=positive_float, default=3.0)
-    parser.add_argument("--batch", type=positive_int, default=8192)
-    parser.add_argument("--players", type=positive_int, default=3)
+    parser.add_argument("--seconds", type=positive_float, default=3.0,
+                        help="time per measurement")
+    parser.add_argument("--batch", type=positive_int, default=8192, help="games per batch")
+    parser.add_argument("--players", type=positive_int, default=3,
+                        help="players of the main measurements, 2..7 (the other counts get "
+                             "one line each)")
     args = parser.parse_args()
     if not 2 <= args.players <= 7:
         parser.error(f"--players must be 2..7, got {args.players}")
