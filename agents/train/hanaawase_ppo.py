@@ -92,6 +92,10 @@ class HanaawaseConfig:
     """Hidden layers."""
     warmstart_decisions: int = 0
     """Expert decisions cloned before PPO (0: none, the policy starts from scratch)."""
+    warmstart_epochs: int = 4
+    """Passes over the cloned decisions."""
+    warmstart_learning_rate: float = 1e-3
+    """Adam's step size for the cloning (its own optimizer; PPO's starts afresh after)."""
     eval_every: int = 20
     """Updates between evaluations against the expert (0: none)."""
     eval_decks: int = 30
@@ -111,7 +115,7 @@ class HanaawaseConfig:
             raise ConfigError(f"game must be 'hanaawase' for this trainer, got {self.game!r}")
         for key in ("seed", "total_decisions", "num_envs", "rounds_per_update", "snapshot_every",
                     "update_epochs", "num_minibatches", "hidden", "layers", "eval_decks",
-                    "checkpoint_every", "num_players", "torch_threads"):
+                    "checkpoint_every", "num_players", "torch_threads", "warmstart_epochs"):
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value < (
                     0 if key == "seed" else 1):
@@ -121,7 +125,7 @@ class HanaawaseConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"config key {key!r} must be an integer ≥ 0, got {value!r}")
         for key in ("learning_rate", "gae_lambda", "clip_coef", "ent_coef", "vf_coef",
-                    "max_grad_norm", "reward_scale"):
+                    "max_grad_norm", "reward_scale", "warmstart_learning_rate"):
             value = getattr(self, key)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"config key {key!r} must be a number ≥ 0, got {value!r}")
@@ -160,7 +164,7 @@ class HanaawaseTrainer:
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
-        self.net = network_for(self.n, cfg.hidden, cfg.layers)
+        self.net = network_for(self.n, cfg.hidden, cfg.layers, self.rules.card_points)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(cfg.seed)
         self.core = HanaawaseCore(cfg.num_envs, self.rules, seed=cfg.seed)
@@ -168,7 +172,7 @@ class HanaawaseTrainer:
         self.bots = {name: HANAAWASE_BOTS[name](self.rules, seed=cfg.seed + k)
                      for k, name in enumerate(HANAAWASE_BOTS)}
         self.snapshots: list[dict[str, torch.Tensor]] = []
-        self.past = network_for(self.n, cfg.hidden, cfg.layers)
+        self.past = network_for(self.n, cfg.hidden, cfg.layers, self.rules.card_points)
         self.update = 0
         self.global_step = 0
         self.warm_started = cfg.warmstart_decisions == 0
@@ -352,7 +356,8 @@ class HanaawaseTrainer:
         data = [torch.as_tensor(np.concatenate(x)) for x in (obs_rows, mask_rows, actions)]
         target = torch.as_tensor(np.array(returns, dtype=np.float32))
         size = len(target)
-        for epoch in range(3):
+        optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.warmstart_learning_rate)
+        for epoch in range(cfg.warmstart_epochs):
             order = torch.randperm(size, generator=self.generator)
             losses, value_losses = [], []
             for start in range(0, size, 1024):
@@ -360,9 +365,9 @@ class HanaawaseTrainer:
                 logits, values = self.net(data[0][idx], data[1][idx])
                 loss = nn.functional.cross_entropy(logits, data[2][idx])
                 value_loss = 0.5 * ((values - target[idx]) ** 2).mean()
-                self.optimizer.zero_grad()
+                optimizer.zero_grad()
                 (loss + cfg.vf_coef * value_loss).backward()
-                self.optimizer.step()
+                optimizer.step()
                 losses.append(loss.item())
                 value_losses.append(value_loss.item())
             writer.add_scalar("warmstart/cross_entropy", float(np.mean(losses)), epoch)
@@ -394,7 +399,7 @@ class HanaawaseTrainer:
     def restore(self, payload: dict[str, Any]) -> None:
         from agents.bots.hanaawase_policy import network_from_payload
 
-        net = network_from_payload(payload, "latest.pt", self.n)
+        net = network_from_payload(payload, "latest.pt", self.n, self.rules.card_points)
         self.net.load_state_dict(net.state_dict())
         self.net.train()
         self.optimizer.load_state_dict(payload["optimizer"])
