@@ -1,10 +1,11 @@
 """A trained Hana-awase network as an agent, and its checkpoint files.
 
-The network is the Koi-Koi bots' :class:`~agents.bots.network.ActorCritic` sized for the
-Hana-awase observation of N players and its 96 actions. Checkpoints are written and read by
-the same safe functions as Koi-Koi's (:mod:`agents.bots.policy`: atomic, a digest,
-``weights_only`` loading) and say which game, player count and observation layout they were
-trained on, so a checkpoint never plays a game it does not know.
+The network (:class:`HanaawaseNetwork`) is the Koi-Koi bots' :class:`~agents.bots.network.
+ActorCritic` on the Hana-awase observation of N players plus fixed per-card features, with
+96 actions. Checkpoints are written and read by the same safe functions as Koi-Koi's
+(:mod:`agents.bots.policy`: atomic, a digest, ``weights_only`` loading) and say which game,
+player count and observation layout they were trained on, so a checkpoint never plays a game
+it does not know.
 """
 
 from __future__ import annotations
