@@ -20,6 +20,7 @@ from . import cards as C
 from . import hanaawase_kernel as K
 from .batch import legal_ids, legal_masks, sample_actions
 from .core import IllegalActionError, action_name, describe_actions
+from .deals import check_orders
 from .hanaawase_observation import encode, observation_size
 from .hanaawase_rules import HanaawaseRules, resolve_hanaawase_rules
 from .hanaawase_state import (
@@ -129,18 +130,9 @@ class HanaawaseCore:
             raise ValueError(f"game {int(playing[0])} is in phase "
                              f"{PHASE_NAMES[self.phase[playing[0]]]}: only games whose round "
                              f"is over (phase round-over or match-over) are dealt again")
-        orders = self._shuffles[:len(g)] if decks is None else self._check_decks(decks, len(g))
+        orders = (self._shuffles[:len(g)] if decks is None else
+                  check_orders(decks, len(g), "decks").astype(np.int64))
         K.deal_games(self.records, g.astype(np.int64), orders, self._compiled.params)
-
-    def _check_decks(self, decks: Any, n: int) -> np.ndarray:
-        deck = np.asarray(decks)
-        if deck.shape not in ((C.NUM_CARDS,), (n, C.NUM_CARDS)):
-            raise ValueError(f"decks must have shape (48,) or ({n}, 48), got {deck.shape}")
-        deck = np.broadcast_to(deck, (n, C.NUM_CARDS))
-        if deck.dtype.kind not in "iu" or not (
-                np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
-            raise ValueError("decks must hold each card id 0..47 exactly once, as integers")
-        return deck.astype(np.int64)
 
     def _chosen(self, games: Any) -> np.ndarray:
         g = np.atleast_1d(np.asarray(games))

@@ -30,6 +30,7 @@ from .state import (
     ROUND_OVER,
     StateError,
     _spec,
+    new_states,
 )
 
 __all__ = ["CHOOSE_DRAWN", "CHOOSE_PLAYED", "MATCH_OVER", "PLAY", "ROUND_OVER"]
@@ -87,10 +88,7 @@ HA_RESULT_DTYPE = np.dtype([
 
 def new_hanaawase_states(n_games: int) -> np.ndarray:
     """A zeroed batch (every game still to be dealt: phase MATCH_OVER)."""
-    records = np.zeros(n_games, dtype=HA_STATE_DTYPE)
-    records["phase"] = MATCH_OVER
-    records["pending"] = -1
-    return records
+    return new_states(n_games, HA_STATE_DTYPE)
 
 
 def check_hanaawase_state(records: Any, rules: HanaawaseRules,

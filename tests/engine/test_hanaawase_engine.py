@@ -181,6 +181,12 @@ def test_the_same_seed_deals_the_same_games_and_matches_start_with_any_dealer() 
 def test_dealing_a_given_deck_follows_the_layout_and_the_field_redeal_rule() -> None:
     core = HanaawaseCore(1, num_players=3, seed=0)
     core.records["phase"][0] = ROUND_OVER
+    before = core.records.copy()
+    with pytest.raises(ValueError, match="each card id 0..47 exactly once"):
+        core.deal_next(decks=[0] * 48)
+    with pytest.raises(ValueError, match="shape"):
+        core.deal_next(decks=list(range(47)))
+    assert (core.records == before).all()
     dealer = int(core.dealer[0])
     order = list(range(48))
     core.deal_next(decks=order)
