@@ -34,12 +34,12 @@ from cli_args import (
 )
 
 from agents.bots.base import AgentLike, decode
-from agents.bots.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
 from agents.bots.expert import ExpertAgent
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
 from agents.files import output_path_problem
 from hanafuda_env import cards as C
+from hanafuda_env.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
 from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
 from hanafuda_env.files import atomic_write_json
 from hanafuda_env.observation import encode_observations
