@@ -67,6 +67,12 @@ N_VU, N_VI = 5, 13
 (T_SLOT_A, T_SLOT_B, T_NEED_A, T_NEED_B, T_EXTRA_SLOT, T_EXTRA_POINTS, T_POINTS, T_FLOOR,
  T_EXCLUDERS, T_REPLACES) = range(10)
 MAX_NEED = 10  # the most cards a yaku condition asks for (kasu)
+MAX_OUT = 16  # outcomes valued together (a hand's plays and their second outcomes)
+MAX_OUTCOMES = 3 * 48  # a mask row's most: every play, take and second outcome
+# per-outcome floats: each side's improvement chance, mean score and gains, the race
+(F_Q_ME, F_WIN_ME, F_POT_ME, F_Q_OPP, F_WIN_OPP, F_POT_OPP, F_P_ME, F_P_OPP, F_EXHAUST,
+ F_VALUE) = range(10)
+_N_FLOATS = 10
 
 _BIT = C.CARD_BITS.copy()
 _MONTH_MASK = C.MONTH_MASK_OF_CARD.copy()
@@ -161,21 +167,29 @@ def _placeholder() -> tuple:
     chances = np.zeros((2, 4, 0))
     chances.flags.writeable = False  # as the chance table
     return (1.0, 1, weights_of(), np.zeros((0, 10), dtype=np.int64), np.zeros(0, np.uint64),
-            np.zeros(0, np.uint64), chances, 1.0,
-            (np.zeros((2, 48)), np.zeros((0, MAX_NEED + 1)), np.zeros((4, 0)),
-             np.zeros((2, MAX_YAKU), dtype=np.int64), np.zeros((2, 0), dtype=np.int64)))
-
-
-NO_EXPERT = _placeholder()
+            np.zeros(0, np.uint64), chances, 1.0, _scratch(0, 0))
 
 
 def new_scratch(expert: ExpertRules) -> tuple:
-    """Work arrays of one batch call, so that no decision allocates: card chances, count
-    tails per mask, both players' events, yaku breakdowns, per-mask counts."""
-    n_masks = len(expert.mask_bits)
+    """Work arrays of one batch call, so that no decision allocates."""
     n_events = len(expert.table) + int((expert.table[:, T_EXTRA_SLOT] >= 0).sum())
-    return (np.zeros((2, 48)), np.zeros((n_masks, MAX_NEED + 1)), np.zeros((4, n_events)),
-            np.zeros((2, MAX_YAKU), dtype=np.int64), np.zeros((2, n_masks), dtype=np.int64))
+    return _scratch(len(expert.mask_bits), n_events)
+
+
+def _scratch(n_masks: int, n_events: int) -> tuple:
+    """Card chances (side, card, outcome), count tails (mask, count, outcome), the koi-koi
+    position's events (my chances, scores, the opponent's), yaku breakdowns (outcome; the
+    last row the opponent's), per-mask counts (mask, outcome; the last column the largest
+    count asked), per-outcome floats, card sets and totals, and a row's outcome list."""
+    return (np.zeros((2, 48, MAX_OUT)), np.zeros((n_masks, MAX_NEED + 1, MAX_OUT)),
+            np.zeros((4, n_events)), np.zeros((MAX_OUT + 1, MAX_YAKU), dtype=np.int64),
+            np.zeros((n_masks, MAX_OUT + 1), dtype=np.int64), np.zeros((_N_FLOATS, MAX_OUT)),
+            np.zeros((4, MAX_OUT), dtype=np.uint64), np.zeros((2, MAX_OUT), dtype=np.int64),
+            np.zeros((4, MAX_OUTCOMES), dtype=np.uint64),
+            np.zeros((2, MAX_OUTCOMES), dtype=np.int64))
+
+
+NO_EXPERT = _placeholder()
 
 
 # ------------------------------------------------------------------------------ the views
@@ -272,29 +286,34 @@ def views_from_observations(obs, score_scale, rounds, vu, vi) -> None:
 
 
 # ------------------------------------------------------------------------------ the model
+# A row's candidate outcomes are valued together, the outcome the innermost axis of every
+# work array: one move changes the cards of one month only, and the count tails of a mask
+# update for all outcomes in one vectorized pass per card.
 @njit(cache=True)
-def _acquisition(hand, field, gone, unseen, my_turns, draw_now, chances, out) -> None:
-    """(2, 48) chances that each card not in a pile (``gone``) ends in my pile ([0]) and in
-    the opponent's ([1]): the card model's table by where the month's four cards lie, and
-    my draw still to come this turn taking a field card first. Turns beyond the table
-    (none in a game) read its nearest row."""
+def _acquisition(n, hands, fields, gones, unseen, my_turns, draw_now, chances, acq) -> None:
+    """``acq[side, card, o]``: the chance that each card not in a pile (``gones[o]``) ends in
+    my pile (side 0) and in the opponent's (1) after outcome o: the card model's table by
+    where the month's four cards lie, and my draw still to come this turn taking a field
+    card first. Turns beyond the table (none in a game) read its nearest row."""
     turns = min(max(my_turns, 0), MAX_TURNS) * CODES
     n_unseen = float(max(popcount(unseen), 1))
     for m in range(12):
         shift = _U(4 * m)
-        h, f, u = (hand >> shift) & _U(15), (field >> shift) & _U(15), (unseen >> shift) & _U(15)
-        at = turns + np.int64(h | (f << _U(4)) | (u << _U(8)))
+        u = (unseen >> shift) & _U(15)
         hit = float(popcount(u)) / n_unseen if draw_now else 0.0
-        for k in range(4):
-            card = 4 * m + k
-            mine, theirs = chances[0, k, at], chances[1, k, at]
-            if (f >> _U(k)) & _ONE:
-                mine = (1.0 - hit) * mine + hit
-                theirs = (1.0 - hit) * theirs
-            if (gone >> _U(card)) & _ONE:
-                mine, theirs = 0.0, 0.0
-            out[0, card] = mine
-            out[1, card] = theirs
+        for o in range(n):
+            f = (fields[o] >> shift) & _U(15)
+            at = turns + np.int64(((hands[o] >> shift) & _U(15)) | (f << _U(4)) | (u << _U(8)))
+            gone = gones[o] >> shift
+            for k in range(4):
+                mine, theirs = chances[0, k, at], chances[1, k, at]
+                if (f >> _U(k)) & _ONE:
+                    mine = (1.0 - hit) * mine + hit
+                    theirs = (1.0 - hit) * theirs
+                if (gone >> _U(k)) & _ONE:
+                    mine, theirs = 0.0, 0.0
+                acq[0, 4 * m + k, o] = mine
+                acq[1, 4 * m + k, o] = theirs
 
 
 @njit(cache=True)
@@ -303,78 +322,119 @@ def _points(total, loser_called, winner_calls, params) -> np.int64:
     return base * factor
 
 
+@njit(cache=True, inline="always")
+def _bit_index(bit) -> np.int64:
+    return lowest_index(_U(bit))
+
+
 @njit(cache=True)
-def _events(pile, acq, side, total, loser_called, winner_calls, breakdown, params, table,
-            forbidden, mask_bits, tails, per_mask, probs, scores):
-    """One player's chance of improving the yaku total, the mean score if so and the
-    expected yaku gains; each way to improve (a yaku made anew, a standing one growing)
-    into ``probs`` / ``scores``. A yaku needs ``need`` cards of a mask: with ``have`` in the
-    pile, at least ``need - have`` of the others, read off the tails of their count (a
-    Poisson-binomial, one card at a time)."""
+def _tails(n, side, piles, acq, table, mask_bits, tails, per_mask) -> None:
+    """Count tails of every mask's cards not yet in the pile: ``tails[m, r, o]`` the chance
+    that at least r of them get there (a Poisson-binomial, one card at a time, ascending;
+    a card with no chance leaves the tails as they were), up to the largest r asked."""
     n_yaku, n_masks = table.shape[0], mask_bits.shape[0]
-    have, reach = per_mask[0], per_mask[1]
+    common = piles[0]
+    for o in range(1, n):
+        common &= piles[o]
     for m in range(n_masks):
-        have[m] = popcount(pile & mask_bits[m])
-        reach[m] = 0
+        for o in range(n):
+            per_mask[m, o] = popcount(piles[o] & mask_bits[m])
+        per_mask[m, MAX_OUT] = 0
     for y in range(n_yaku):
-        for k in range(2):
-            m = table[y, T_SLOT_A + k]
-            if m >= 0:
-                reach[m] = max(reach[m], table[y, T_NEED_A + k] - have[m])
-        if table[y, T_EXTRA_SLOT] >= 0:
-            reach[table[y, T_EXTRA_SLOT]] = max(reach[table[y, T_EXTRA_SLOT]], 1)
+        for k in range(3):
+            m = table[y, T_SLOT_A + k] if k < 2 else table[y, T_EXTRA_SLOT]
+            if m < 0:
+                continue
+            reach = per_mask[m, MAX_OUT]
+            if k == 2:
+                reach = max(reach, 1)
+            else:
+                for o in range(n):
+                    reach = max(reach, table[y, T_NEED_A + k] - per_mask[m, o])
+            per_mask[m, MAX_OUT] = reach
     for m in range(n_masks):
-        cap = reach[m]
-        tails[m, 0] = 1.0
+        cap = per_mask[m, MAX_OUT]
+        t = tails[m]
+        for o in range(MAX_OUT):  # every lane: a fixed width the compiler vectorizes
+            t[0, o] = 1.0
         for r in range(1, cap + 1):
-            tails[m, r] = 0.0
+            for o in range(MAX_OUT):
+                t[r, o] = 0.0
         done = 0
-        bits = mask_bits[m] & ~pile
+        bits = mask_bits[m] & ~common
         while bits != _ZERO and cap > 0:
             p = acq[side, lowest_index(bits)]
             bits &= bits - _ONE
-            if p == 0.0:
+            live = False
+            for o in range(n):
+                live = live or p[o] != 0.0
+            if not live:
                 continue
             for r in range(min(done + 1, cap), 0, -1):
-                tails[m, r] += (tails[m, r - 1] - tails[m, r]) * p
+                for o in range(MAX_OUT):
+                    t[r, o] += (t[r - 1, o] - t[r, o]) * p[o]
             done += 1
-    none = 1.0
-    weight, weighted, potential = 0.0, 0.0, 0.0
-    e = 0
-    for y in range(n_yaku):
-        prob, met = 1.0, (pile & forbidden[y]) == _ZERO
-        allowed = met
-        for k in range(2):
-            m = table[y, T_SLOT_A + k]
-            if m >= 0:
-                need = table[y, T_NEED_A + k]
-                met = met and have[m] >= need
-                prob = prob * tails[m, max(need - have[m], 0)]
-        blocked = False
-        replaced = 0
-        for j in range(n_yaku):
-            if (table[y, T_EXCLUDERS] >> j) & 1 and breakdown[j] > 0:
-                blocked = True
-            if (table[y, T_REPLACES] >> j) & 1:
-                replaced += breakdown[j]
-        p = 0.0 if met or blocked else (prob if allowed else 0.0)
-        gain = max(table[y, T_POINTS] - replaced, table[y, T_FLOOR])
-        for grow in range(2):
-            if grow:
-                if table[y, T_EXTRA_SLOT] < 0:
-                    break
-                p = tails[table[y, T_EXTRA_SLOT], 1] if breakdown[y] > 0 else 0.0
-                gain = table[y, T_EXTRA_POINTS]
-            p = min(max(p, 0.0), 1.0)
-            score = float(_points(total + gain, loser_called, winner_calls, params))
-            probs[e] = p
-            scores[e] = score
-            none = none * (1.0 - p) if e else 1.0 - p
-            weight += p
-            weighted += p * score
-            potential += p * gain
-            e += 1
-    return 1.0 - none, weighted / max(weight, 1e-12), potential, e
+
+
+@njit(cache=True)
+def _events(n, side, piles, acq, totals, loser_called, winner_calls, bds, bd_row, params,
+            table, forbidden, mask_bits, tails, per_mask, floats, events) -> None:
+    """One player's chance of improving the yaku total after each outcome, the mean score if
+    so and the expected yaku gains (``floats`` rows ``side * 3 + 0..2``); outcome 0's ways
+    to improve (a yaku made anew, a standing one growing) into ``events[2 side : 2 side + 2]``
+    (chances, scores). A yaku needs ``need`` cards of a mask: with ``have`` in the pile, at
+    least ``need - have`` of the others, read off their count tails."""
+    _tails(n, side, piles, acq, table, mask_bits, tails, per_mask)
+    n_yaku = table.shape[0]
+    probs, scores = events[2 * side], events[2 * side + 1]
+    for o in range(n):
+        pile, total = piles[o], totals[o]
+        breakdown = bds[bd_row if bd_row >= 0 else o]
+        none = 1.0
+        weight, weighted, potential = 0.0, 0.0, 0.0
+        e = 0
+        for y in range(n_yaku):
+            prob, met = 1.0, (pile & forbidden[y]) == _ZERO
+            allowed = met
+            for k in range(2):
+                m = table[y, T_SLOT_A + k]
+                if m >= 0:
+                    need, have = table[y, T_NEED_A + k], per_mask[m, o]
+                    met = met and have >= need
+                    prob = prob * tails[m, max(need - have, 0), o]
+            blocked = False
+            others = table[y, T_EXCLUDERS]
+            while others:
+                j = others & -others  # the lowest yaku of the set, as a bit
+                others ^= j
+                blocked = blocked or breakdown[_bit_index(j)] > 0
+            replaced = 0
+            others = table[y, T_REPLACES]
+            while others:
+                j = others & -others
+                others ^= j
+                replaced += breakdown[_bit_index(j)]
+            p = 0.0 if met or blocked else (prob if allowed else 0.0)
+            gain = max(table[y, T_POINTS] - replaced, table[y, T_FLOOR])
+            for grow in range(2):
+                if grow:
+                    if table[y, T_EXTRA_SLOT] < 0:
+                        break
+                    p = tails[table[y, T_EXTRA_SLOT], 1, o] if breakdown[y] > 0 else 0.0
+                    gain = table[y, T_EXTRA_POINTS]
+                p = min(max(p, 0.0), 1.0)
+                score = float(_points(total + gain, loser_called, winner_calls, params))
+                if o == 0:
+                    probs[e] = p
+                    scores[e] = score
+                none = none * (1.0 - p) if e else 1.0 - p
+                weight += p
+                weighted += p * score
+                potential += p * gain
+                e += 1
+        floats[3 * side, o] = 1.0 - none
+        floats[3 * side + 1, o] = weighted / max(weight, 1e-12)
+        floats[3 * side + 2, o] = potential
 
 
 @njit(cache=True)
@@ -397,35 +457,51 @@ def _exhaustion_value(total, opp_total, me_called, opp_called, my_calls, opp_cal
     return value
 
 
+@njit(cache=True, inline="always")
+def _spread(q, turns) -> float:
+    """A chance over the rest of the round as the same chance each turn."""
+    return 1.0 - (1.0 - q) ** (1.0 / float(max(turns, 1))) if turns > 0 else 0.0
+
+
 @njit(cache=True)
-def _race(vu, vi, hand, field, pile, my_turns, draw_now, total, me_called, my_calls, mine_bd,
-          opp_bd, params, table, forbidden, mask_bits, chances, acq, tails, per_mask, events):
-    """Who improves their yaku total first from a position after my move (or koi-koi):
-    (p_me, p_opp, win_me, win_opp, pot_me, pot_opp, exhaustion value, events). The chance
-    over the rest of the round is spread evenly over each side's turns, opponent first."""
+def _race(vu, vi, n, sets, totals, my_turns, draw_now, me_called, my_calls, params, masks,
+          counts, table, forbidden, mask_bits, chances, scratch) -> None:
+    """Who improves their yaku total first after each of ``n`` outcomes (``sets``: hand,
+    field, pile rows): the chances that I / the opponent do (turns alternating, the
+    opponent first), each side's mean score and gains, and the value of both hands running
+    out, into the per-outcome floats."""
+    acq, tails, events, bds, per_mask, floats = scratch[:6]
+    hands, fields, piles, gones = sets[0], sets[1], sets[2], sets[3]
     opp_pile = vu[VU_OPP_PILE]
     opp_total, opp_called, opp_calls = vi[VI_OPP_TOTAL], vi[VI_OPP_CALLED] != 0, vi[VI_OPP_CALLS]
-    _acquisition(hand, field, pile | opp_pile, vu[VU_UNSEEN], my_turns, draw_now, chances, acq)
-    q_me, win_me, pot_me, n_events = _events(pile, acq, 0, total, opp_called, my_calls,
-                                             mine_bd, params, table, forbidden, mask_bits,
-                                             tails, per_mask, events[0], events[1])
-    q_opp, win_opp, pot_opp, _ = _events(opp_pile, acq, 1, opp_total, me_called, opp_calls,
-                                         opp_bd, params, table, forbidden, mask_bits, tails,
-                                         per_mask, events[2], events[3])
+    for o in range(n):
+        gones[o] = piles[o] | opp_pile
+    _acquisition(n, hands, fields, gones, vu[VU_UNSEEN], my_turns, draw_now, chances, acq)
+    _events(n, 0, piles, acq, totals[0], opp_called, my_calls, bds, -1, params, table,
+            forbidden, mask_bits, tails, per_mask, floats, events)
+    opp_piles, opp_totals = gones, totals[1]  # the opponent's pile in every outcome
+    for o in range(n):
+        opp_piles[o] = opp_pile
+        opp_totals[o] = opp_total
+    _events(n, 1, opp_piles, acq, opp_totals, me_called, opp_calls, bds, MAX_OUT, params,
+            table, forbidden, mask_bits, tails, per_mask, floats, events)
     opp_turns = vi[VI_OPP_HAND_N]
-    h_me = 1.0 - (1.0 - q_me) ** (1.0 / float(max(my_turns, 1))) if my_turns > 0 else 0.0
-    h_opp = 1.0 - (1.0 - q_opp) ** (1.0 / float(max(opp_turns, 1))) if opp_turns > 0 else 0.0
-    alive, p_me, p_opp = 1.0, 0.0, 0.0
-    for t in range(8):  # a player has at most a hand of turns left
-        if opp_turns > t:
-            p_opp += alive * h_opp
-            alive = alive * (1.0 - h_opp)
-        if my_turns > t:
-            p_me += alive * h_me
-            alive = alive * (1.0 - h_me)
-    exhaust = _exhaustion_value(total, opp_total, me_called, opp_called, my_calls, opp_calls,
-                                vi[VI_DEALER] != 0, params)
-    return p_me, p_opp, win_me, win_opp, pot_me, pot_opp, exhaust, n_events
+    dealer = vi[VI_DEALER] != 0
+    for o in range(n):
+        h_me, h_opp = _spread(floats[F_Q_ME, o], my_turns), _spread(floats[F_Q_OPP, o],
+                                                                    opp_turns)
+        alive, p_me, p_opp = 1.0, 0.0, 0.0
+        for t in range(8):  # a player has at most a hand of turns left
+            if opp_turns > t:
+                p_opp += alive * h_opp
+                alive = alive * (1.0 - h_opp)
+            if my_turns > t:
+                p_me += alive * h_me
+                alive = alive * (1.0 - h_me)
+        floats[F_P_ME, o] = p_me
+        floats[F_P_OPP, o] = p_opp
+        floats[F_EXHAUST, o] = _exhaustion_value(totals[0, o], opp_total, me_called, opp_called,
+                                                 my_calls, opp_calls, dealer, params)
 
 
 @njit(cache=True)
@@ -451,8 +527,9 @@ def _match_chance(margin, sigma, stake) -> float:
 
 
 @njit(cache=True)
-def _weighted_chance(probs, scores, n_events, diff, sign, sigma, stake) -> float:
+def _weighted_chance(probs, scores, diff, sign, sigma, stake) -> float:
     """Mean match chance over the ways to improve, by their chances (uniform if all 0)."""
+    n_events = probs.shape[0]
     weight = 0.0
     for e in range(n_events):
         weight += probs[e]
@@ -465,44 +542,50 @@ def _weighted_chance(probs, scores, n_events, diff, sign, sigma, stake) -> float
 
 # --------------------------------------------------------------------------- the choices
 @njit(cache=True)
-def _card_value(vu, vi, played, taken, placed, captured, opp_bd, weights, params, masks,
-                counts, table, forbidden, mask_bits, chances, unit, scratch_arrays) -> float:
-    """Value of a card outcome: the race in round points, or a made yaku first."""
-    acq, tails, events, bds, per_mask = scratch_arrays
+def _card_values(vu, vi, n, outs, weights, params, masks, counts, table, forbidden, mask_bits,
+                 chances, unit, scratch) -> None:
+    """Values of ``n`` card outcomes (``outs``: played, taken, placed, captured rows) into
+    the floats' F_VALUE row: the race in round points, or a made yaku first."""
+    bds, floats, sets, totals = scratch[3], scratch[5], scratch[6], scratch[7]
     phase = vi[VI_PHASE]
     own_called = vi[VI_OWN_CALLED] != 0
-    pile = vu[VU_OWN_PILE] | captured
-    total = _breakdown_total(pile, own_called, params, masks, counts, bds[0])
+    for o in range(n):
+        sets[0, o] = vu[VU_HAND] & ~outs[0, o]
+        sets[1, o] = (vu[VU_FIELD] & ~outs[1, o]) | outs[2, o]
+        sets[2, o] = vu[VU_OWN_PILE] | outs[3, o]
+        totals[0, o] = _breakdown_total(sets[2, o], own_called, params, masks, counts, bds[o])
     my_calls = vi[VI_OWN_CALLS]
-    p_me, p_opp, win_me, win_opp, pot_me, pot_opp, exhaust, _ = _race(
-        vu, vi, vu[VU_HAND] & ~played, (vu[VU_FIELD] & ~taken) | placed, pile,
-        vi[VI_OWN_HAND_N] - (1 if phase == PLAY else 0),
-        phase == PLAY or phase == CHOOSE_PLAYED, total, own_called, my_calls, bds[0], opp_bd,
-        params, table, forbidden, mask_bits, chances, acq, tails, per_mask, events)
-    p_none = min(max(1.0 - p_me - p_opp, 0.0), 1.0)
-    value = (p_me * win_me - p_opp * win_opp + p_none * exhaust
-             + weights[0] * (pot_me - pot_opp))
-    if total > vi[VI_OWN_TOTAL]:
-        # a capture that makes yaku is always taken (the biggest first): it wins the round
-        # or, after a koi-koi, keeps every card captured so far
-        stop = float(_points(total, vi[VI_OPP_CALLED] != 0, my_calls, params))
-        return MADE_BONUS * unit + stop + 1e-3 * value
-    return value
+    _race(vu, vi, n, sets, totals, vi[VI_OWN_HAND_N] - (1 if phase == PLAY else 0),
+          phase == PLAY or phase == CHOOSE_PLAYED, own_called, my_calls, params, masks,
+          counts, table, forbidden, mask_bits, chances, scratch)
+    opp_called = vi[VI_OPP_CALLED] != 0
+    for o in range(n):
+        p_me, p_opp = floats[F_P_ME, o], floats[F_P_OPP, o]
+        p_none = min(max(1.0 - p_me - p_opp, 0.0), 1.0)
+        value = (p_me * floats[F_WIN_ME, o] - p_opp * floats[F_WIN_OPP, o]
+                 + p_none * floats[F_EXHAUST, o]
+                 + weights[0] * (floats[F_POT_ME, o] - floats[F_POT_OPP, o]))
+        total = totals[0, o]
+        if total > vi[VI_OWN_TOTAL]:
+            # a capture that makes yaku is always taken (the biggest first): it wins the
+            # round or, after a koi-koi, keeps every card captured so far
+            stop = float(_points(total, opp_called, my_calls, params))
+            value = MADE_BONUS * unit + stop + 1e-3 * value
+        floats[F_VALUE, o] = value
 
 
 @njit(cache=True)
-def _decide(vu, vi, opp_bd, weights, params, masks, counts, table, forbidden, mask_bits,
-            chances, unit, scratch_arrays) -> np.int64:
+def _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits, chances, unit,
+            scratch) -> np.int64:
     """Stop or koi-koi, by the chance of winning the match after each: a stop banks the
     score; a koi-koi leads to each way of improving (its own score), to the opponent
     scoring, or to the hands running out, with the race's chances."""
-    acq, tails, events, bds, per_mask = scratch_arrays
-    pile = vu[VU_OWN_PILE]
-    total = _breakdown_total(pile, True, params, masks, counts, bds[0])  # the raised sake
-    p_me, p_opp, _, _, _, _, exhaust, n_events = _race(
-        vu, vi, vu[VU_HAND], vu[VU_FIELD], pile, vi[VI_OWN_HAND_N], False, total, True,
-        vi[VI_OWN_CALLS] + 1, bds[0], opp_bd, params, table, forbidden, mask_bits, chances,
-        acq, tails, per_mask, events)
+    events, bds, floats, sets, totals = scratch[2], scratch[3], scratch[5], scratch[6], \
+        scratch[7]
+    sets[0, 0], sets[1, 0], sets[2, 0] = vu[VU_HAND], vu[VU_FIELD], vu[VU_OWN_PILE]
+    totals[0, 0] = _breakdown_total(vu[VU_OWN_PILE], True, params, masks, counts, bds[0])
+    _race(vu, vi, 1, sets, totals, vi[VI_OWN_HAND_N], False, True, vi[VI_OWN_CALLS] + 1,
+          params, masks, counts, table, forbidden, mask_bits, chances, scratch)
     opp_called = vi[VI_OPP_CALLED] != 0
     stop = float(_points(vi[VI_OWN_TOTAL], opp_called, vi[VI_OWN_CALLS], params))
     diff = float(vi[VI_SCORE_DIFF])
@@ -510,80 +593,87 @@ def _decide(vu, vi, opp_bd, weights, params, masks, counts, table, forbidden, ma
     sigma = weights[1] * unit * math.sqrt(later) + 1e-6
     stake = params[P_STAKE]
     u_stop = _match_chance(diff + stop, sigma, stake)
+    p_me, p_opp = floats[F_P_ME, 0], floats[F_P_OPP, 0]
     p_none = min(max(1.0 - p_me - p_opp, 0.0), 1.0)
-    u_mine = _weighted_chance(events[0], events[1], n_events, diff, 1.0, sigma, stake)
-    u_theirs = _weighted_chance(events[2], events[3], n_events, diff, -1.0, sigma, stake)
+    u_mine = _weighted_chance(events[0], events[1], diff, 1.0, sigma, stake)
+    u_theirs = _weighted_chance(events[2], events[3], diff, -1.0, sigma, stake)
     u_koi = (p_me * u_mine + p_opp * u_theirs
-             + p_none * _match_chance(diff + exhaust, sigma, stake))
+             + p_none * _match_chance(diff + floats[F_EXHAUST, 0], sigma, stake))
     hopeless = u_stop < 1e-9  # a stop loses the match anyway: nothing to lose
     return KOIKOI if u_koi > u_stop + weights[2] or hopeless else STOP
 
 
 @njit(cache=True)
+def _list_outcomes(plays, takes, field, pending, outs, acts) -> np.int64:
+    """A row's card outcomes in the order of their tie-break numbers: plays (a capture, a
+    card laid down, or the lower of two matches), takes, then the higher of two matches.
+    ``outs``: played, taken, placed, captured; ``acts``: the action. Returns how many."""
+    n = 0
+    bits = plays
+    while bits != _ZERO:
+        card = lowest_index(bits)
+        bits &= bits - _ONE
+        bit = _BIT[card]
+        matches = field & _MONTH_MASK[card]
+        count = popcount(matches)
+        taken = matches & (~matches + _ONE) if count == 2 else matches
+        outs[0, n], outs[1, n] = bit, taken
+        outs[2, n] = bit if count == 0 else _ZERO
+        outs[3, n] = taken | bit if count > 0 else _ZERO
+        acts[0, n] = card
+        n += 1
+    bits = takes
+    while bits != _ZERO:
+        card = lowest_index(bits)
+        bits &= bits - _ONE
+        bit = _BIT[card]
+        outs[0, n], outs[1, n], outs[2, n], outs[3, n] = _ZERO, bit, _ZERO, bit | pending
+        acts[0, n] = CHOOSE_OFFSET + card
+        n += 1
+    bits = plays
+    while bits != _ZERO:
+        card = lowest_index(bits)
+        bits &= bits - _ONE
+        matches = field & _MONTH_MASK[card]
+        if popcount(matches) == 2:
+            high = matches & ~(matches & (~matches + _ONE))
+            outs[0, n], outs[1, n], outs[2, n], outs[3, n] = _BIT[card], high, _ZERO, \
+                high | _BIT[card]
+            acts[0, n] = card
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def choose(vu, vi, plays, takes, can_stop, can_koikoi, noise, at_first, at_second, weights,
            params, masks, counts, table, forbidden, mask_bits, chances, unit,
-           scratch_arrays) -> np.int64:
+           scratch) -> np.int64:
     """The expert's action from one view: the best card action of ``plays`` (cards to play,
     a bit set) and ``takes`` (field cards to take), else stop or koi-koi. Outcome i of the
     card actions (ascending) adds ``NOISE × noise[at_first + i]``, the second outcome j of
     the plays matching two field cards ``NOISE × noise[at_second + j]``."""
+    bds = scratch[3]
+    _breakdown_total(vu[VU_OPP_PILE], vi[VI_OPP_CALLED] != 0, params, masks, counts,
+                     bds[MAX_OUT])
     if plays == _ZERO and takes == _ZERO:
         if can_stop and can_koikoi:
-            bds = scratch_arrays[3]
-            _breakdown_total(vu[VU_OPP_PILE], vi[VI_OPP_CALLED] != 0, params, masks, counts,
-                             bds[1])
-            return _decide(vu, vi, bds[1], weights, params, masks, counts, table, forbidden,
-                           mask_bits, chances, unit, scratch_arrays)
+            return _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits,
+                           chances, unit, scratch)
         return STOP if can_stop else KOIKOI
-    bds = scratch_arrays[3]
-    _breakdown_total(vu[VU_OPP_PILE], vi[VI_OPP_CALLED] != 0, params, masks, counts, bds[1])
-    field = vu[VU_FIELD]
+    floats, outs, acts = scratch[5], scratch[8], scratch[9]
+    n = _list_outcomes(plays, takes, vu[VU_FIELD], _BIT[max(vi[VI_PENDING], 0)], outs, acts)
+    n_first = popcount(plays) + popcount(takes)
     best, best_value = -1, -np.inf
-    i = 0
-    bits = plays
-    while bits != _ZERO:  # plays: capture, lay down, or the lower of two matches
-        card = lowest_index(bits)
-        bits &= bits - _ONE
-        bit = _BIT[card]
-        matches = field & _MONTH_MASK[card]
-        n = popcount(matches)
-        taken = matches & (~matches + _ONE) if n == 2 else matches
-        captured = taken | bit if n > 0 else _ZERO
-        placed = bit if n == 0 else _ZERO
-        value = _card_value(vu, vi, bit, taken, placed, captured, bds[1], weights, params,
-                            masks, counts, table, forbidden, mask_bits, chances, unit,
-                            scratch_arrays) + NOISE * noise[at_first + i]
-        i += 1
-        if value > best_value:
-            best, best_value = card, value
-    pending = _BIT[max(vi[VI_PENDING], 0)]
-    bits = takes
-    while bits != _ZERO:  # takes: the field card for the waiting one
-        card = lowest_index(bits)
-        bits &= bits - _ONE
-        bit = _BIT[card]
-        value = _card_value(vu, vi, _ZERO, bit, _ZERO, bit | pending, bds[1], weights, params,
-                            masks, counts, table, forbidden, mask_bits, chances, unit,
-                            scratch_arrays) + NOISE * noise[at_first + i]
-        i += 1
-        if value > best_value:
-            best, best_value = CHOOSE_OFFSET + card, value
-    j = 0
-    bits = plays
-    while bits != _ZERO:  # the higher of two matches
-        card = lowest_index(bits)
-        bits &= bits - _ONE
-        matches = field & _MONTH_MASK[card]
-        if popcount(matches) != 2:
-            continue
-        bit = _BIT[card]
-        high = matches & ~(matches & (~matches + _ONE))
-        value = _card_value(vu, vi, bit, high, _ZERO, high | bit, bds[1], weights, params,
-                            masks, counts, table, forbidden, mask_bits, chances, unit,
-                            scratch_arrays) + NOISE * noise[at_second + j]
-        j += 1
-        if value > best_value:
-            best, best_value = card, value
+    for start in range(0, n, MAX_OUT):
+        size = min(MAX_OUT, n - start)
+        _card_values(vu, vi, size, outs[:, start:start + size], weights, params, masks, counts,
+                     table, forbidden, mask_bits, chances, unit, scratch)
+        for o in range(size):
+            i = start + o
+            at = at_first + i if i < n_first else at_second + i - n_first
+            value = floats[F_VALUE, o] + NOISE * noise[at]
+            if value > best_value:
+                best, best_value = acts[0, i], value
     return best
 
 
