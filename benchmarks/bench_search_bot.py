@@ -37,8 +37,8 @@ def main() -> None:
                         help="the compiled policy that plays each world to the round's end")
     args = parser.parse_args()
     rules = resolve_rules(args.rules)
-    print(f"search bot ({args.rollout} rollouts, value {args.value}) vs {args.opponent}, {rules.name}, "
-          f"{args.matches} matches of {rules.rounds} rounds")
+    print(f"search bot ({args.rollout} rollouts, value {args.value}) vs {args.opponent}, "
+          f"{rules.name}, {args.matches} matches of {rules.rounds} rounds")
     print(f"{'worlds':>7} {'win rate':>8} {'95% interval':>16} {'points/round':>13} "
           f"{'decisions/s':>12}")
     for worlds in args.worlds:

@@ -67,7 +67,8 @@ N_VU, N_VI = 5, 13
 (T_SLOT_A, T_SLOT_B, T_NEED_A, T_NEED_B, T_EXTRA_SLOT, T_EXTRA_POINTS, T_POINTS, T_FLOOR,
  T_EXCLUDERS, T_REPLACES) = range(10)
 MAX_NEED = 10  # the most cards a yaku condition asks for (kasu)
-MAX_OUT = 16  # outcomes valued together (a hand's plays and their second outcomes)
+MAX_OUT = 8  # outcomes valued together (a hand's plays)
+LANES = 2 * MAX_OUT  # work lanes: my side of each outcome, then the opponent's
 MAX_OUTCOMES = 3 * 48  # a mask row's most: every play, take and second outcome
 # per-outcome floats: each side's improvement chance, mean score and gains, the race
 (F_Q_ME, F_WIN_ME, F_POT_ME, F_Q_OPP, F_WIN_OPP, F_POT_OPP, F_P_ME, F_P_OPP, F_EXHAUST,
@@ -177,14 +178,15 @@ def new_scratch(expert: ExpertRules) -> tuple:
 
 
 def _scratch(n_masks: int, n_events: int) -> tuple:
-    """Card chances (side, card, outcome), count tails (mask, count, outcome), the koi-koi
+    """Card chances (card, lane), count tails (mask, count, lane), the koi-koi
     position's events (my chances, scores, the opponent's), yaku breakdowns (outcome; the
     last row the opponent's), per-mask counts (mask, outcome; the last column the largest
-    count asked), per-outcome floats, card sets and totals, and a row's outcome list."""
-    return (np.zeros((2, 48, MAX_OUT)), np.zeros((n_masks, MAX_NEED + 1, MAX_OUT)),
+    count asked), per-outcome floats, card sets (per lane) and totals, and a row's outcome
+    list. Lane o is my side after outcome o, lane MAX_OUT + o the opponent's."""
+    return (np.zeros((48, LANES)), np.zeros((n_masks, MAX_NEED + 1, LANES)),
             np.zeros((4, n_events)), np.zeros((MAX_OUT + 1, MAX_YAKU), dtype=np.int64),
-            np.zeros((n_masks, MAX_OUT + 1), dtype=np.int64), np.zeros((_N_FLOATS, MAX_OUT)),
-            np.zeros((4, MAX_OUT), dtype=np.uint64), np.zeros((2, MAX_OUT), dtype=np.int64),
+            np.zeros((n_masks, LANES + 1), dtype=np.int64), np.zeros((_N_FLOATS, MAX_OUT)),
+            np.zeros((4, LANES), dtype=np.uint64), np.zeros((2, MAX_OUT), dtype=np.int64),
             np.zeros((4, MAX_OUTCOMES), dtype=np.uint64),
             np.zeros((2, MAX_OUTCOMES), dtype=np.int64))
 
@@ -291,8 +293,8 @@ def views_from_observations(obs, score_scale, rounds, vu, vi) -> None:
 # update for all outcomes in one vectorized pass per card.
 @njit(cache=True)
 def _acquisition(n, hands, fields, gones, unseen, my_turns, draw_now, chances, acq) -> None:
-    """``acq[side, card, o]``: the chance that each card not in a pile (``gones[o]``) ends in
-    my pile (side 0) and in the opponent's (1) after outcome o: the card model's table by
+    """``acq[card, o]`` / ``acq[card, MAX_OUT + o]``: the chance that each card not in a
+    pile (``gones[o]``) ends in my pile / the opponent's after outcome o: the card model's table by
     where the month's four cards lie, and my draw still to come this turn taking a field
     card first. Turns beyond the table (none in a game) read its nearest row."""
     turns = min(max(my_turns, 0), MAX_TURNS) * CODES
@@ -312,8 +314,8 @@ def _acquisition(n, hands, fields, gones, unseen, my_turns, draw_now, chances, a
                     theirs = (1.0 - hit) * theirs
                 if (gone >> _U(k)) & _ONE:
                     mine, theirs = 0.0, 0.0
-                acq[0, 4 * m + k, o] = mine
-                acq[1, 4 * m + k, o] = theirs
+                acq[4 * m + k, o] = mine
+                acq[4 * m + k, MAX_OUT + o] = theirs
 
 
 @njit(cache=True)
@@ -328,67 +330,70 @@ def _bit_index(bit) -> np.int64:
 
 
 @njit(cache=True)
-def _tails(n, side, piles, acq, table, mask_bits, tails, per_mask) -> None:
-    """Count tails of every mask's cards not yet in the pile: ``tails[m, r, o]`` the chance
-    that at least r of them get there (a Poisson-binomial, one card at a time, ascending;
-    a card with no chance leaves the tails as they were), up to the largest r asked."""
+def _tails(n, piles, acq, table, mask_bits, tails, per_mask) -> None:
+    """Count tails of every mask's cards not yet in the lane's pile: ``tails[m, r, lane]``
+    the chance that at least r of them get there (a Poisson-binomial, one card at a time,
+    ascending; a card with no chance leaves the tails as they were), up to the largest r
+    asked; ``per_mask[m, lane]`` the mask's cards in the pile."""
     n_yaku, n_masks = table.shape[0], mask_bits.shape[0]
     common = piles[0]
-    for o in range(1, n):
-        common &= piles[o]
+    for o in range(n):
+        common &= piles[o] & piles[MAX_OUT + o]
     for m in range(n_masks):
-        for o in range(n):
+        for o in range(LANES):
             per_mask[m, o] = popcount(piles[o] & mask_bits[m])
-        per_mask[m, MAX_OUT] = 0
+        per_mask[m, LANES] = 0
     for y in range(n_yaku):
         for k in range(3):
             m = table[y, T_SLOT_A + k] if k < 2 else table[y, T_EXTRA_SLOT]
             if m < 0:
                 continue
-            reach = per_mask[m, MAX_OUT]
+            reach = per_mask[m, LANES]
             if k == 2:
                 reach = max(reach, 1)
             else:
                 for o in range(n):
-                    reach = max(reach, table[y, T_NEED_A + k] - per_mask[m, o])
-            per_mask[m, MAX_OUT] = reach
+                    need = table[y, T_NEED_A + k]
+                    reach = max(reach, need - per_mask[m, o], need - per_mask[m, MAX_OUT + o])
+            per_mask[m, LANES] = reach
     for m in range(n_masks):
-        cap = per_mask[m, MAX_OUT]
+        cap = per_mask[m, LANES]
         t = tails[m]
-        for o in range(MAX_OUT):  # every lane: a fixed width the compiler vectorizes
+        for o in range(LANES):  # every lane: a fixed width the compiler vectorizes
             t[0, o] = 1.0
         for r in range(1, cap + 1):
-            for o in range(MAX_OUT):
+            for o in range(LANES):
                 t[r, o] = 0.0
         done = 0
         bits = mask_bits[m] & ~common
         while bits != _ZERO and cap > 0:
-            p = acq[side, lowest_index(bits)]
+            p = acq[lowest_index(bits)]
             bits &= bits - _ONE
             live = False
             for o in range(n):
-                live = live or p[o] != 0.0
+                live = live or p[o] != 0.0 or p[MAX_OUT + o] != 0.0
             if not live:
                 continue
             for r in range(min(done + 1, cap), 0, -1):
-                for o in range(MAX_OUT):
-                    t[r, o] += (t[r - 1, o] - t[r, o]) * p[o]
+                here, below = t[r], t[r - 1]
+                for o in range(LANES):
+                    here[o] += (below[o] - here[o]) * p[o]
             done += 1
 
 
 @njit(cache=True)
-def _events(n, side, piles, acq, totals, loser_called, winner_calls, bds, bd_row, params,
-            table, forbidden, mask_bits, tails, per_mask, floats, events) -> None:
+def _events(n, side, piles, totals, loser_called, winner_calls, bds, bd_row, params, table,
+            forbidden, tails, per_mask, floats, events) -> None:
     """One player's chance of improving the yaku total after each outcome, the mean score if
     so and the expected yaku gains (``floats`` rows ``side * 3 + 0..2``); outcome 0's ways
     to improve (a yaku made anew, a standing one growing) into ``events[2 side : 2 side + 2]``
     (chances, scores). A yaku needs ``need`` cards of a mask: with ``have`` in the pile, at
-    least ``need - have`` of the others, read off their count tails."""
-    _tails(n, side, piles, acq, table, mask_bits, tails, per_mask)
+    least ``need - have`` of the others, read off their count tails (:func:`_tails`)."""
     n_yaku = table.shape[0]
     probs, scores = events[2 * side], events[2 * side + 1]
     for o in range(n):
-        pile, total = piles[o], totals[o]
+        lane = side * MAX_OUT + o
+        pile, total = piles[lane], totals[o]
         breakdown = bds[bd_row if bd_row >= 0 else o]
         none = 1.0
         weight, weighted, potential = 0.0, 0.0, 0.0
@@ -399,9 +404,9 @@ def _events(n, side, piles, acq, totals, loser_called, winner_calls, bds, bd_row
             for k in range(2):
                 m = table[y, T_SLOT_A + k]
                 if m >= 0:
-                    need, have = table[y, T_NEED_A + k], per_mask[m, o]
+                    need, have = table[y, T_NEED_A + k], per_mask[m, lane]
                     met = met and have >= need
-                    prob = prob * tails[m, max(need - have, 0), o]
+                    prob = prob * tails[m, max(need - have, 0), lane]
             blocked = False
             others = table[y, T_EXCLUDERS]
             while others:
@@ -420,7 +425,7 @@ def _events(n, side, piles, acq, totals, loser_called, winner_calls, bds, bd_row
                 if grow:
                     if table[y, T_EXTRA_SLOT] < 0:
                         break
-                    p = tails[table[y, T_EXTRA_SLOT], 1, o] if breakdown[y] > 0 else 0.0
+                    p = tails[table[y, T_EXTRA_SLOT], 1, lane] if breakdown[y] > 0 else 0.0
                     gain = table[y, T_EXTRA_POINTS]
                 p = min(max(p, 0.0), 1.0)
                 score = float(_points(total + gain, loser_called, winner_calls, params))
@@ -477,14 +482,17 @@ def _race(vu, vi, n, sets, totals, my_turns, draw_now, me_called, my_calls, para
     for o in range(n):
         gones[o] = piles[o] | opp_pile
     _acquisition(n, hands, fields, gones, vu[VU_UNSEEN], my_turns, draw_now, chances, acq)
-    _events(n, 0, piles, acq, totals[0], opp_called, my_calls, bds, -1, params, table,
-            forbidden, mask_bits, tails, per_mask, floats, events)
-    opp_piles, opp_totals = gones, totals[1]  # the opponent's pile in every outcome
-    for o in range(n):
-        opp_piles[o] = opp_pile
+    opp_totals = totals[1]
+    for o in range(MAX_OUT):  # the lanes of my piles, then the opponent's (lanes past n idle)
+        if o >= n:
+            piles[o] = piles[0]
+        piles[MAX_OUT + o] = opp_pile
         opp_totals[o] = opp_total
-    _events(n, 1, opp_piles, acq, opp_totals, me_called, opp_calls, bds, MAX_OUT, params,
-            table, forbidden, mask_bits, tails, per_mask, floats, events)
+    _tails(n, piles, acq, table, mask_bits, tails, per_mask)
+    _events(n, 0, piles, totals[0], opp_called, my_calls, bds, -1, params, table, forbidden,
+            tails, per_mask, floats, events)
+    _events(n, 1, piles, opp_totals, me_called, opp_calls, bds, MAX_OUT, params, table,
+            forbidden, tails, per_mask, floats, events)
     opp_turns = vi[VI_OPP_HAND_N]
     dealer = vi[VI_DEALER] != 0
     for o in range(n):
