@@ -34,12 +34,12 @@ from cli_args import (
 )
 
 from agents.bots.base import AgentLike, decode
-from agents.bots.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
 from agents.bots.expert import ExpertAgent
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
 from agents.files import output_path_problem
 from hanafuda_env import cards as C
+from hanafuda_env.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
 from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
 from hanafuda_env.files import atomic_write_json
 from hanafuda_env.observation import encode_observations
@@ -216,12 +216,16 @@ def speed(args: argparse.Namespace) -> None:
     rule_set = resolve_rules(args.rules)
     names = args.speed
     print(f"decisions per CPU second of act, rules {args.rules}")
-    print(f"{'batch':>6s} " + " ".join(f"{name:>10s}" for name in names))
+    ratio = "expert" in names and "greedy" in names  # the expert's cost against greedy's
+    print(f"{'batch':>6s} " + " ".join(f"{name:>10s}" for name in names)
+          + (f" {'expert/greedy':>14s}" if ratio else ""))
     for size in args.speed_batches:
         batches = speed_batches(rule_set, size, seed=args.seed)
         rates = [decisions_per_second(make_agent(name, rule_set, seed=args.seed), batches)
                  for name in names]
-        print(f"{size:6d} " + " ".join(f"{rate:10.0f}" for rate in rates), flush=True)
+        extra = (f" {rates[names.index('expert')] / rates[names.index('greedy')]:14.3f}"
+                 if ratio else "")
+        print(f"{size:6d} " + " ".join(f"{rate:10.0f}" for rate in rates) + extra, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,7 @@
     python benchmarks/bench_search_bot.py [--worlds 64 256 1024] [--matches 200]
                                           [--opponent expert] [--rules nintendo]
                                           [--value points|match]
+                                          [--rollout greedy|random|expert]
 
 Each budget plays the same paired matches against the opponent (``play_matches``: the same
 decks with seats swapped); the lines print the match-win rate with its 95 % interval, points
@@ -17,7 +18,7 @@ import time
 from cli_args import JoinLists, make_parser, positive_int, positive_int_list, run_main
 
 from agents.bots.registry import make_agent
-from agents.bots.search import SearchAgent
+from agents.bots.search import ROLLOUTS, SearchAgent
 from agents.eval.matches import play_matches
 from hanafuda_env.rules import resolve_rules
 
@@ -32,14 +33,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026, help="seed of the decks")
     parser.add_argument("--value", choices=("points", "match"), default="points",
                         help="what a world's round end is worth: its points or match-win value")
+    parser.add_argument("--rollout", choices=ROLLOUTS, default="greedy",
+                        help="the compiled policy that plays each world to the round's end")
     args = parser.parse_args()
     rules = resolve_rules(args.rules)
-    print(f"search bot (greedy rollouts, value {args.value}) vs {args.opponent}, {rules.name}, "
-          f"{args.matches} matches of {rules.rounds} rounds")
+    print(f"search bot ({args.rollout} rollouts, value {args.value}) vs {args.opponent}, "
+          f"{rules.name}, {args.matches} matches of {rules.rounds} rounds")
     print(f"{'worlds':>7} {'win rate':>8} {'95% interval':>16} {'points/round':>13} "
           f"{'decisions/s':>12}")
     for worlds in args.worlds:
-        agent = SearchAgent(rules, seed=0, worlds=worlds, value=args.value)
+        agent = SearchAgent(rules, seed=0, worlds=worlds, rollout=args.rollout,
+                            value=args.value)
         opponent = make_agent(args.opponent, rules, seed=1)
         start = time.perf_counter()
         result = play_matches(agent, opponent, args.matches, rules, seed=args.seed,

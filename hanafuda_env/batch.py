@@ -3,9 +3,10 @@
 Every function takes the whole batch (a :data:`state.STATE_DTYPE` array) and writes into
 arrays the caller owns, so Python is entered once per batch step, not per game. A rollout
 plays forked games to the end of their round or match with a compiled policy (uniformly
-random, or greedy for card points) without returning to Python per move: what search bots
-call. Its random numbers are splitmix64 hashes of a seed, the game's index in the batch and a
-move counter: reproducible by seed, and every fork of one game rolls out its own future.
+random, greedy for card points, or the expert heuristic of :mod:`hanafuda_env.expert_kernel`
+on the mover's view) without returning to Python per move: what search bots call. Its random
+numbers are splitmix64 hashes of a seed, the game's index in the batch and a move counter:
+reproducible by seed, and every fork of one game rolls out its own future.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from numba import njit
 
 from . import cards as C
 from .bits import _ONE, _U, _ZERO, lowest_index, popcount, splitmix64
+from .expert_kernel import N_VI, N_VU, record_action
 from .kernel import _MONTH_OF_CARD, apply_move, deal_one, is_legal, legal_bits
 from .state import (
     CHOOSE_OFFSET,
@@ -25,8 +27,8 @@ from .state import (
     STOP,
 )
 
-RANDOM, GREEDY = 0, 1
-POLICIES = {"random": RANDOM, "greedy": GREEDY}
+RANDOM, GREEDY, EXPERT = 0, 1, 2
+POLICIES = {"random": RANDOM, "greedy": GREEDY, "expert": EXPERT}
 _KIND_MASKS = np.array([C.BRIGHTS, C.ANIMALS, C.RIBBONS, C.CHAFF_CARDS], dtype=np.uint64)
 _KIND_POINTS = np.array([20.0, 10.0, 5.0, 1.0])  # the greedy agent's card points
 
@@ -193,11 +195,15 @@ def greedy_action(s, noise_word) -> np.int64:
 
 @njit(cache=True)
 def rollout_games(records, params, masks, counts, policies, seed, whole_match, rewards,
-                  decisions) -> None:
+                  decisions, expert) -> None:
     """Play every game to its round's end (``whole_match``: its match's end, dealing the
-    rounds between) with the policy of each seat (``policies`` (2,): RANDOM or GREEDY).
-    Adds each finished round's zero-sum points to ``rewards`` (B, 2) and counts the moves
-    in ``decisions`` (B,). A game already at its end is left as it is."""
+    rounds between) with the policy of each seat (``policies`` (2,): RANDOM, GREEDY or
+    EXPERT). Adds each finished round's zero-sum points to ``rewards`` (B, 2) and counts the
+    moves in ``decisions`` (B,). A game already at its end is left as it is. ``expert``:
+    the expert's arguments (``expert_kernel.rollout_arguments``)."""
+    score_scale, rounds, weights, table, forbidden, mask_bits, chances, unit, scratch = expert
+    vu, vi = np.empty(N_VU, np.uint64), np.empty(N_VI, np.int64)
+    noise = np.empty(16)
     row = np.zeros(1, RESULT_DTYPE)[0]
     shuffled = np.full(48, -1, np.int64)
     order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
@@ -208,8 +214,13 @@ def rollout_games(records, params, masks, counts, policies, seed, whole_match, r
             continue
         while True:
             word += _ONE
-            if policies[s.mover] == GREEDY:
+            policy = policies[s.mover]
+            if policy == GREEDY:
                 action = greedy_action(s, splitmix64(word))
+            elif policy == EXPERT:
+                action = record_action(s, splitmix64(word), score_scale, rounds, vu, vi, noise,
+                                       weights, params, masks, counts, table, forbidden,
+                                       mask_bits, chances, unit, scratch)
             else:
                 bits, offset = legal_bits(s)
                 action = _pick(bits, offset, uniform(word))

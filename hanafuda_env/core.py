@@ -21,6 +21,7 @@ import numpy as np
 
 from . import batch as B
 from . import cards as C
+from . import expert_kernel as E
 from . import kernel as K
 from .deals import HAND_SIZE, STOCK_SIZE, check_decks, check_option_names, check_seats
 from .results import MatchResults, ResetOutcome, RoundResults, StepOutcome
@@ -287,7 +288,8 @@ class KoiKoiCore:
                 seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """Play every game on inside the kernel to the end of its round (``until="round"``)
         or match (``"match"``, dealing the rounds between) with a compiled ``policy``
-        ("random" or "greedy", or one per seat); returns the zero-sum points each seat won
+        ("random", "greedy" or "expert": the expert heuristic on the mover's view, or one
+        per seat); returns the zero-sum points each seat won
         (B, 2) and the moves played (B,). Games end in phase ROUND_OVER / MATCH_OVER (an
         autoreset core deals on at its next ``deal_next``); no result rows are kept, so
         fork the games to roll out first."""
@@ -301,9 +303,11 @@ class KoiKoiCore:
         rewards = np.zeros((self.n_games, 2), dtype=np.int64)
         decisions = np.zeros(self.n_games, dtype=np.int64)
         c = self._compiled
+        expert = E.rollout_arguments(E.expert_rules(self.rules)) if "expert" in names else \
+            E.NO_EXPERT
         B.rollout_games(self.records, c.params, c.yaku_masks, c.yaku_counts,
                         np.array([B.POLICIES[n] for n in names], dtype=np.int64), np.uint64(seed),
-                        until == "match", rewards, decisions)
+                        until == "match", rewards, decisions, expert)
         return rewards, decisions
 
     # ------------------------------------------------------------- branching

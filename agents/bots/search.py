@@ -7,7 +7,8 @@ and the stock) dealt at random with their sizes kept (every consistent world equ
 no hidden card of the real game is read). Every legal action is played in the same worlds and
 each world is then rolled out to the round's end with the same random numbers (common random
 numbers: the actions' values differ by the action, not by the luck of the worlds), by a
-compiled rollout policy (``greedy`` or ``random``). An action's value is the mean over the
+compiled rollout policy (``greedy``, ``random`` or ``expert``: the expert heuristic on each
+mover's view, slower per move and stronger). An action's value is the mean over the
 worlds of the match-win value of the round's end (:func:`hanafuda_env.rewards.match_values`,
 ``value="match"``) or of the round's points (``value="points"``); the best mean is played.
 :attr:`SearchAgent.last_search` keeps the values and their standard errors of the last call,
@@ -34,7 +35,7 @@ from hanafuda_env.state import STOCK_SIZE, new_states
 from hanafuda_env.worlds import deal_hidden
 
 VALUES = ("match", "points")
-ROLLOUTS = ("greedy", "random")
+ROLLOUTS = ("greedy", "random", "expert")
 
 
 @dataclass

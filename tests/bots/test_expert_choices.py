@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.bots.base import decode
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
 from agents.eval.matches import (
     play_matches,
 )
 from hanafuda_env import cards as C
+from hanafuda_env import expert_kernel as K
 from hanafuda_env.core import (
     DECIDE,
     KOIKOI,
@@ -102,15 +102,37 @@ def test_expert_prices_the_opponents_win_after_its_own_koikoi_at_double() -> Non
     """After a koi-koi the opponent moves next, and if it makes yaku first it scores double
     (§2.5: the loser called koi-koi). The opponent here is one card from akatan."""
     core = at_decision(SANKO, [1, 5, 3], score_diff=0, rounds_left=6)
-    expert = ExpertAgent(core.rules)
-    view = decode(encode_observations(core), core.rules)
-    after = expert._koikoi_positions(view, np.array([0]))
-    assert after.me_called.tolist() == [True]
-    doubled = expert._race(view, after)
-    plain = expert._race(view, dataclasses.replace(after, me_called=np.array([False])))
-    assert doubled.win_opp[0] > 0 and doubled.p_opp[0] > 0
-    np.testing.assert_allclose(doubled.score_opp, 2 * plain.score_opp)
-    np.testing.assert_allclose(doubled.win_opp, 2 * plain.win_opp)
+    doubled_floats, doubled_scores = koikoi_race(core, me_called=True)
+    plain_floats, plain_scores = koikoi_race(core, me_called=False)
+    assert doubled_floats[K.F_WIN_OPP] > 0 and doubled_floats[K.F_P_OPP] > 0
+    np.testing.assert_allclose(doubled_scores, 2 * plain_scores)
+    np.testing.assert_allclose(doubled_floats[K.F_WIN_OPP], 2 * plain_floats[K.F_WIN_OPP])
+
+
+def view_of(core: KoiKoiCore) -> tuple[K.ExpertRules, np.ndarray, np.ndarray]:
+    """The compiled expert's arrays and the view of game 0's player to move."""
+    expert = K.expert_rules(core.rules)
+    vu, vi = np.empty((1, K.N_VU), np.uint64), np.empty((1, K.N_VI), np.int64)
+    K.views_from_observations(encode_observations(core)[:1], expert.score_unit, expert.rounds,
+                              vu, vi)
+    return expert, vu[0], vi[0]
+
+
+def koikoi_race(core: KoiKoiCore, me_called: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The race after a koi-koi in game 0 (``me_called``: whether the opponent's win counts
+    my call): its per-outcome floats and the opponent's score for each way to improve."""
+    expert, vu, vi = view_of(core)
+    scratch = K.new_scratch(expert)
+    bds, sets, totals = scratch[3], scratch[6], scratch[7]
+    sets[0, 0], sets[1, 0], sets[2, 0] = vu[K.VU_HAND], vu[K.VU_FIELD], vu[K.VU_OWN_PILE]
+    totals[0, 0] = K._breakdown_total(vu[K.VU_OWN_PILE], True, expert.params, expert.masks,
+                                      expert.counts, bds[0])
+    K._breakdown_total(vu[K.VU_OPP_PILE], vi[K.VI_OPP_CALLED] != 0, expert.params,
+                       expert.masks, expert.counts, bds[K.MAX_OUT])
+    K._race(vu, vi, 1, sets, totals, vi[K.VI_OWN_HAND_N], False, me_called,
+            vi[K.VI_OWN_CALLS] + 1, expert.params, expert.masks, expert.counts, expert.table,
+            expert.forbidden, expert.mask_bits, expert.chances, scratch)
+    return scratch[5][:, 0].copy(), scratch[2][3].copy()
 
 
 def test_expert_decisions_do_not_depend_on_the_point_unit() -> None:
@@ -161,11 +183,11 @@ def test_expert_values_running_out_of_cards_as_the_rule_set_pays(
     """What the expert expects from both hands running out, from its own seat."""
     core = at_decision(SANKO, [1, 5, 4], rules, opp_called=they_called,
                        dealer=0 if dealer else 1)
-    expert = ExpertAgent(core.rules)
-    view = decode(encode_observations(core), core.rules)
-    got = expert._exhaustion_value(view, np.array([0]), np.array([mine]),
-                                   np.array([theirs]), np.array([me_called]))
-    assert got.tolist() == [value]
+    expert, _, vi = view_of(core)
+    got = K._exhaustion_value(mine, theirs, me_called, vi[K.VI_OPP_CALLED] != 0,
+                              int(me_called), vi[K.VI_OPP_CALLS], vi[K.VI_DEALER] != 0,
+                              expert.params)
+    assert got == value
 
 
 # --------------------------------------------------------------------- captures

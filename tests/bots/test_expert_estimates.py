@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.bots.card_model import ROW_OF_CARD, card_chances, chance_table, month_nibbles
-from agents.bots.expert import ExpertAgent, count_tails
 from hanafuda_env import cards as C
+from hanafuda_env.card_model import ROW_OF_CARD, card_chances, chance_table, month_nibbles
 from hanafuda_env.rules import resolve_rules
 from hanafuda_env.scoring import batch_scorer, month_counts, round_points, yaku_table
+from tests.helpers.expert_reference import NumpyExpert, count_tails
 
 
 # ------------------------------------------------------------------ card chances
@@ -90,7 +90,7 @@ def test_expert_acquisition_matches_the_plain_formula():
     rng = np.random.default_rng(4)
     hand, field, unseen, pile, opp_pile = random_places(rng, 500)
     turns, draw_now = rng.integers(0, 9, 500), rng.random(500) < 0.5
-    fast = ExpertAgent()._acquisition(hand, field, pile, opp_pile, unseen, turns, draw_now)
+    fast = NumpyExpert()._acquisition(hand, field, pile, opp_pile, unseen, turns, draw_now)
     a_me, a_opp = card_chances(hand, field, unseen, turns)
     n_unseen = np.maximum(np.bitwise_count(unseen), 1)[:, None]
     mates = month_counts(unseen)[:, C.CARD_MONTH - 1]
@@ -155,7 +155,7 @@ def test_expert_events_match_a_plain_yaku_loop(rules):
     chances[ROW_OF_CARD] = a.T
     total = batch_scorer(rules).totals(pile).astype(np.int64)
     loser_called = rng.random(n) < 0.3
-    fast = ExpertAgent(rules)._events(pile, chances, total, loser_called,
+    fast = NumpyExpert(rules)._events(pile, chances, total, loser_called,
                                       batch_scorer(rules).breakdown(pile))
     plain = plain_events(rules, pile, np.where(in_pile, 1.0, a), total, loser_called)
     for got, want in zip(fast[:3], plain[:3]):

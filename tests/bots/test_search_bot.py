@@ -43,13 +43,15 @@ def test_the_real_hidden_cards_do_not_change_the_choice() -> None:
     assert np.array_equal(*picks)
 
 
-def test_choices_are_legal_reproducible_and_reported() -> None:
+@pytest.mark.parametrize("rollout", ["greedy", "expert"])
+def test_choices_are_legal_reproducible_and_reported(rollout) -> None:
     core = positions()
     obs, mask = encode_observations(core), core.legal_action_mask()
-    agent = SearchAgent(core.rules, seed=1, worlds=8)
+    agent = SearchAgent(core.rules, seed=1, worlds=8, rollout=rollout)
     first = agent.act(obs, mask)
     assert mask[np.arange(len(first)), first].all()
-    assert np.array_equal(first, SearchAgent(core.rules, seed=1, worlds=8).act(obs, mask))
+    assert np.array_equal(first, SearchAgent(core.rules, seed=1, worlds=8,
+                                             rollout=rollout).act(obs, mask))
     report = agent.last_search
     for g, actions in enumerate(report.actions):
         assert actions.tolist() == np.flatnonzero(mask[g]).tolist()
@@ -77,8 +79,8 @@ def test_a_stop_on_the_last_round_with_the_lead_is_taken() -> None:
 def test_bad_settings_are_named() -> None:
     with pytest.raises(ValueError, match="worlds must be a positive integer"):
         SearchAgent(worlds=0)
-    with pytest.raises(ValueError, match="rollout must be one of greedy, random"):
-        SearchAgent(rollout="expert")
+    with pytest.raises(ValueError, match="rollout must be one of greedy, random, expert"):
+        SearchAgent(rollout="search")
     with pytest.raises(ValueError, match="value must be one of match, points"):
         SearchAgent(value="wins")
     assert isinstance(make_agent("search", seed=0), SearchAgent)

@@ -84,8 +84,8 @@ def test_a_random_rollout_is_the_python_step_loop_with_the_same_numbers(rules) -
 
 def test_rollout_arguments_are_checked() -> None:
     core = KoiKoiCore(2, seed=0, autoreset=False)
-    with pytest.raises(ValueError, match="policy must be one of random, greedy"):
-        core.rollout("expert")
+    with pytest.raises(ValueError, match="policy must be one of random, greedy, expert"):
+        core.rollout("search")
     with pytest.raises(ValueError, match="until must be 'round' or 'match'"):
         core.rollout("random", "game")
 

@@ -2,17 +2,18 @@
 
 A card's chances of ending in my pile and in the opponent's come from logistic regressions
 on where it and its month's other cards lie (``CARD_MODEL``, refitted by ``python
-benchmarks/bench_baselines.py --calibrate``). Kept apart from :mod:`agents.bots.expert` because
-it is data plus its features: the race built on it does not change when it is refitted.
+benchmarks/bench_baselines.py --calibrate``). Kept apart from the expert
+(:mod:`hanafuda_env.expert_kernel`) because it is data plus its features: the race built on
+it does not change when it is refitted.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import HAND_SIZE
-from hanafuda_env.scoring import month_counts
+from . import cards as C
+from .deals import HAND_SIZE
+from .scoring import month_counts
 
 _U64 = np.uint64
 _MONTH_OF = C.CARD_MONTH.astype(np.intp) - 1  # (48,) month index 0..11 of each card
