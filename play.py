@@ -154,8 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=positive_int, default=None,
                         help="rounds in the match (default: the rule set's, 12 for nintendo)")
     parser.add_argument("--seat", type=int, default=0,
-                        help="your seat, player_0 or player_1 (the first dealer is a coin "
-                             "flip)")
+                        help="your seat: player_0 or player_1 in Koi-Koi (the first dealer is "
+                             "a coin flip), 0..N−1 in Hana-awase")
     parser.add_argument("--seed", type=seed_int, default=None,
                         help="seed of the deals and the bot, to replay a match "
                              "(default: a fresh random one)")

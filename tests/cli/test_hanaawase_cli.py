@@ -29,6 +29,11 @@ def test_bad_hanaawase_options_are_named(capsys) -> None:
     except SystemExit as stop:
         assert stop.code == 2
     assert "--seat must be 0..2" in capsys.readouterr().err
+    try:
+        play.main(["--seat", "2"])
+    except SystemExit as stop:
+        assert stop.code == 2
+    assert "Koi-Koi has seats 0 and 1, got 2" in capsys.readouterr().err
 
 
 def test_train_py_runs_a_hanaawase_config(tmp_path: Path, capsys) -> None:

@@ -124,7 +124,8 @@ def test_help_shows_defaults_and_explains_every_option() -> None:
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
     assert "(default: expert)" in text and "(default: nintendo)" in text
-    for option in ("--seat {0,1} your seat", "--seed SEED seed of the deals"):
+    for option in ("--seat SEAT your seat: player_0 or player_1", "--seed SEED seed of the deals",
+                   "--game {koikoi,hanaawase}", "--players PLAYERS Hana-awase"):
         assert option in text
 
 
