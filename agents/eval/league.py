@@ -75,14 +75,15 @@ def _unlinked(linked: np.ndarray) -> list[int]:
 
 
 def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = None,
-                seed: int = 0, batch: int = 1024) -> dict[str, Any]:
+                seed: int = 0, batch: int = 1024, workers: int = 0) -> dict[str, Any]:
     """Every pair of agents plays ``n_matches``; a pairwise table and fitted Elo ratings.
 
     All pairs use the same deal seed (common random numbers), and agents that have
-    ``seed()`` are reseeded for each pair (the first with ``seed``, the second with
-    ``seed + 1``, as ``evaluate.py`` seeds a head-to-head), so a pair's result does not depend
-    on the other agents or their order. Ratings are anchored at random = 1000 when an agent
-    named ``random`` takes part, else at a mean of 1500.
+    ``seed()`` are reseeded for each pair and wave (the first with ``seed``, the second with
+    ``seed + 1``, as ``evaluate.py`` seeds a head-to-head; see ``matches.wave_seed``), so a
+    pair's result does not depend on the other agents or their order. Ratings are anchored
+    at random = 1000 when an agent named ``random`` takes part, else at a mean of 1500.
+    ``workers``: play the pairs' waves as Ray tasks, that many at once (the same results).
     """
     if len(agents) < 2:
         raise ValueError("a league needs at least two agents")
@@ -92,18 +93,20 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     k = len(agents)
     score = np.zeros((k, k))
     games = np.zeros((k, k))
-    pairs = []
-    for i, j in combinations(range(k), 2):
-        for agent, agent_seed in ((agents[i], seed), (agents[j], seed + 1)):
-            if callable(getattr(agent, "seed", None)):
-                agent.seed(agent_seed)
-        result = play_resolved_matches(agents[i], agents[j], n_matches, rule_set, seed, batch)
+    pairings = list(combinations(range(k), 2))
+    if workers:
+        from agents.eval.ray_tasks import play_pairs_on_ray
+
+        pairs = play_pairs_on_ray(agents, pairings, n_matches, rule_set, seed, batch, workers)
+    else:
+        pairs = [play_resolved_matches(agents[i], agents[j], n_matches, rule_set, seed, batch,
+                                       agent_seeds=(seed, seed + 1)) for i, j in pairings]
+    for (i, j), result in zip(pairings, pairs):
         result["agent_a"] = result["a"]["name"] = names[i]
         result["agent_b"] = result["b"]["name"] = names[j]
         s = result["wins"] + 0.5 * result["draws"]
         score[i, j], score[j, i] = s, n_matches - s
         games[i, j] = games[j, i] = n_matches
-        pairs.append(result)
     elo = fit_elo(names, score, games)
     table = {names[i]: {names[j]: (score[i, j] / games[i, j] if games[i, j] else None)
                         for j in range(k)} for i in range(k)}
