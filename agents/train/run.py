@@ -11,7 +11,8 @@ from typing import Any
 import yaml
 
 from agents.bots.policy import CheckpointError, load_checkpoint
-from agents.train.config import RESUMABLE_KEYS, ConfigError, PPOConfig, claim_run_dir, resume_config
+from agents.train.config import (PLACEMENT_KEYS, RESUMABLE_KEYS, ConfigError, PPOConfig,
+                                 claim_run_dir, resume_config)
 from agents.train.ppo import Trainer, make_env, run_updates
 from hanafuda_env.files import atomic_write_json, atomic_write_text
 
@@ -108,9 +109,9 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
         remove_stale_temporaries(run_dir)
         latest = run_dir / "checkpoints" / "latest.pt"
         payload = load_checkpoint(latest) if latest.exists() else None
-        # The run's saved config governs; from ``cfg`` only RESUMABLE_KEYS are taken.
+        # The run's saved config governs; from ``cfg`` only the keys a resume may change.
         cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
-                                      if k in RESUMABLE_KEYS}, payload)
+                                      if k in RESUMABLE_KEYS + PLACEMENT_KEYS}, payload)
         restart = payload is None
         trainer = Trainer(cfg, run_dir, resuming=not restart)
         if not restart:
