@@ -20,7 +20,8 @@ def test_readme_has_python_examples() -> None:
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_python_example_runs(index: int) -> None:
-    if "from ray" in BLOCKS[index] and importlib.util.find_spec("ray") is None:
+    if "from ray" in BLOCKS[index] and (importlib.util.find_spec("ray") is None or
+                                        importlib.util.find_spec("ray.rllib") is None):
         pytest.skip("the RLlib example runs in .venv-rllib (tests/envs/test_rllib.py)")
     names: dict = {}
     exec(compile(BLOCKS[index], f"README.md python block {index}", "exec"), names)
