@@ -10,6 +10,8 @@ League (every pair plays; Elo ratings fitted from the pairwise results)::
 
 An agent is a baseline name (random, greedy, expert), a checkpoint path, sb3:MODEL.zip (a
 Stable-Baselines3 model) or module:name (an importable object with act(obs, mask)).
+``--ray N`` plays the waves of ``--batch`` matches as Ray tasks, N at once, with the same
+results.
 """
 
 from __future__ import annotations

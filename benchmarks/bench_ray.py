@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_training import timed_updates  # this folder is on the path of a script run from it
 from cli_args import JoinLists, make_parser, positive_int, positive_int_list, run_main, usage_errors
 
 from agents.bots.registry import make_agent
@@ -48,15 +49,7 @@ def training_rate(cfg: PPOConfig, updates: int) -> tuple[float, float]:
             for step in range(cfg.max_snapshots):  # a steady-state pool
                 trainer.pool.add_snapshot(trainer.network, step)
             trainer.learn(trainer.collect()[0])  # not timed: the workers start here
-            rates, shares = [], []
-            for _ in range(updates):
-                start = time.perf_counter()
-                buf, _ = trainer.collect()
-                collected = time.perf_counter()
-                trainer.learn(buf)
-                elapsed = time.perf_counter() - start
-                rates.append(trainer.batch_steps / elapsed)
-                shares.append((collected - start) / elapsed)
+            rates, shares = timed_updates(trainer, updates)
         finally:
             trainer.close()
     return statistics.median(rates), statistics.median(shares)

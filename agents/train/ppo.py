@@ -19,8 +19,10 @@ The algorithm, top to bottom (the CleanRL layout):
    how often the learner still fails to beat them (see ``selfplay``). Evaluation against
    the baselines, TensorBoard scalars and atomic checkpoints follow their own intervals.
 
-The settings (:class:`~agents.train.config.PPOConfig`), their checks and resuming rules live
-in :mod:`agents.train.config`; opening, resuming and interrupting a run (``train``) in
+Steps 1–3 are :class:`RolloutCollector`'s: the trainer's own, or (``ray_workers``) one per
+Ray actor, whose buffers the learner joins (:mod:`agents.train.ray_rollouts`). The settings
+(:class:`~agents.train.config.PPOConfig`), their checks and resuming rules live in
+:mod:`agents.train.config`; opening, resuming and interrupting a run (``train``) in
 :mod:`agents.train.run`.
 """
 

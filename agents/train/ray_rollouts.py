@@ -71,7 +71,7 @@ class RolloutWorker:
         self.network.load_state_dict(sync["model"])
         if self.critic is not None:
             self.critic.load_state_dict(sync["critic"])
-        self.pool.load_state_dict(sync["pool"])
+        self.pool.load_state_dict(sync["pool"], keep_agents=True)
 
     def collect(self, sync: dict[str, Any], update: int
                 ) -> tuple[dict[str, np.ndarray], dict[str, Any], dict[str, Any]]:
