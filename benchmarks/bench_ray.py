@@ -27,7 +27,15 @@ import time
 from pathlib import Path
 
 from bench_training import timed_updates  # this folder is on the path of a script run from it
-from cli_args import JoinLists, make_parser, positive_int, positive_int_list, run_main, usage_errors
+from cli_args import (
+    JoinLists,
+    make_parser,
+    non_negative_int,
+    positive_int,
+    positive_int_list,
+    run_main,
+    usage_errors,
+)
 
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
@@ -37,8 +45,9 @@ from agents.train.ppo import Trainer
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 
 
-def training_rate(cfg: PPOConfig, updates: int) -> tuple[float, float]:
-    """Median decisions/s of ``updates`` PPO updates, and the rollout's share of the time."""
+def training_rate(cfg: PPOConfig, updates: int, snapshots: int) -> tuple[float, float]:
+    """Median decisions/s of ``updates`` PPO updates, and the rollout's share of the time,
+    with ``snapshots`` snapshots in the pool first."""
     if cfg.ray_workers:
         from agents.train.ray_rollouts import RayTrainer as trainer_type
     else:
@@ -46,7 +55,7 @@ def training_rate(cfg: PPOConfig, updates: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as run_dir:
         trainer = trainer_type(cfg, run_dir)
         try:
-            for step in range(cfg.max_snapshots):  # a steady-state pool
+            for step in range(snapshots):  # a steady-state pool
                 trainer.pool.add_snapshot(trainer.network, step)
             trainer.learn(trainer.collect()[0])  # not timed: the workers start here
             rates, shares = timed_updates(trainer, updates)
@@ -75,6 +84,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=positive_int_list, nargs="+", action=JoinLists,
                         default=[1, 2, 4], help="numbers of rollout workers to time")
     parser.add_argument("--updates", type=positive_int, default=6, help="timed PPO updates")
+    parser.add_argument("--snapshots", type=non_negative_int, default=None,
+                        help="snapshots put in the pool first (default: max_snapshots); "
+                        "each opponent in use is one more policy call per step in every "
+                        "worker")
     parser.add_argument("--matches", type=positive_int, default=2000,
                         help="evaluation matches (expert vs greedy)")
     parser.add_argument("--batch", type=positive_int, default=250,
@@ -96,12 +109,14 @@ def main(argv: list[str] | None = None) -> None:
     cpus = int(ray.cluster_resources().get("CPU", 0))
     print(f"config {args.config}: {cfg.n_envs} games x {cfg.n_steps} steps per update, "
           f"{cfg.hidden}x{cfg.layers} network; Ray with {cpus} CPUs")
-    local, share = training_rate(cfg, args.updates)
+    snapshots = cfg.max_snapshots if args.snapshots is None else args.snapshots
+    print(f"  pool: {len(cfg.baselines)} baselines and {snapshots} snapshots")
+    local, share = training_rate(cfg, args.updates, snapshots)
     print(f"  training, local path      : {local:>9,.0f} decisions/s "
           f"(rollout {share:.0%} of the time)")
     for workers in args.workers:
         rate, share = training_rate(dataclasses.replace(cfg, ray_workers=workers),
-                                    args.updates)
+                                    args.updates, snapshots)
         print(f"  training, {workers} Ray worker{'s' if workers > 1 else ' '}    : "
               f"{rate:>9,.0f} decisions/s ({rate / local:.2f}x local; rollout {share:.0%})")
     evaluation_rate(args.eval_workers * args.batch, args.batch, args.eval_workers)  # warm-up
