@@ -10,8 +10,15 @@ from typing import Any
 import numpy as np
 
 from agents.bots.base import AgentLike
-from agents.eval.matches import play_resolved_matches, warn_other_rules
-from hanafuda_env.rules import RuleSpec, resolve_rules
+from agents.eval.matches import (
+    MatchTally,
+    n_waves,
+    play_resolved_matches,
+    play_waves,
+    summarize_matches,
+    warn_other_rules,
+)
+from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 
 
 def fit_elo(names: Sequence[str], score: np.ndarray, games: np.ndarray,
@@ -95,9 +102,7 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     games = np.zeros((k, k))
     pairings = list(combinations(range(k), 2))
     if workers:
-        from agents.eval.ray_tasks import play_pairs_on_ray
-
-        pairs = play_pairs_on_ray(agents, pairings, n_matches, rule_set, seed, batch, workers)
+        pairs = _play_pairs_on_ray(agents, pairings, n_matches, rule_set, seed, batch, workers)
     else:
         pairs = [play_resolved_matches(agents[i], agents[j], n_matches, rule_set, seed, batch,
                                        agent_seeds=(seed, seed + 1)) for i, j in pairings]
@@ -115,6 +120,25 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
             "score_table": table,
             "elo": elo, "elo_anchor": "random=1000" if "random" in names else "mean=1500",
             "pairs": pairs}
+
+
+def _play_pairs_on_ray(agents: Sequence[AgentLike], pairings: Sequence[tuple[int, int]],
+                       n_matches: int, rules: RuleSet, seed: int, batch: int, workers: int
+                       ) -> list[dict[str, Any]]:
+    """Each pair's waves as Ray tasks, seeded as the local path seeds them; one
+    ``play_matches`` result per pair, in the order of ``pairings``."""
+    from agents.eval.ray_tasks import check_workers, init_ray, ordered_map
+
+    check_workers(workers)
+    ray = init_ray()
+    waves = n_waves(n_matches, batch)
+    shared = [ray.put(agent) for agent in agents]
+    calls = [(shared[i], shared[j], n_matches, rules, seed, batch, [wave], (seed, seed + 1))
+             for i, j in pairings for wave in range(waves)]
+    tallies = ordered_map(play_waves, calls, workers)
+    return [summarize_matches(MatchTally.merged(tallies[p * waves:(p + 1) * waves]),
+                              agents[i].name, agents[j].name, rules, seed, batch)
+            for p, (i, j) in enumerate(pairings)]
 
 
 def _unique_names(names: Sequence[str]) -> list[str]:

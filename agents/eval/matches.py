@@ -140,10 +140,8 @@ def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
     if workers:
-        from agents.eval.ray_tasks import play_waves_on_ray
-
-        tally = play_waves_on_ray(agent_a, agent_b, n_matches, rules, seed, batch,
-                                  agent_seeds, records is not None, workers)
+        tally = _play_waves_on_ray(agent_a, agent_b, n_matches, rules, seed, batch,
+                                   agent_seeds, records is not None, workers)
     else:
         tally = play_waves(agent_a, agent_b, n_matches, rules, seed, batch,
                            range(n_waves(n_matches, batch)), agent_seeds, records is not None)
@@ -237,6 +235,24 @@ def _play_wave(agent_a: AgentLike, agent_b: AgentLike, j: np.ndarray, rules: Rul
     return MatchTally(wave.result, wave.points, wave.counted,
                       {END_NAMES[code]: count for code, count in wave.reasons.items()}, sides,
                       [] if recorders is None else [r.all_matches()[0] for r in recorders])
+
+
+def _play_waves_on_ray(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSet,
+                       seed: int, batch: int, agent_seeds: tuple[int, int] | None,
+                       records: bool, workers: int) -> MatchTally:
+    """Every wave as a Ray task (``agents.eval.ray_tasks``); the tallies merged in order."""
+    from agents.eval.ray_tasks import check_workers, init_ray, ordered_map
+
+    check_workers(workers)
+    if agent_seeds is None:
+        raise ValueError("play_matches(workers=...) needs agent_seeds: each Ray task restarts "
+                         "the agents' random streams at its wave (evaluate.py passes "
+                         "(seed, seed + 1))")
+    ray = init_ray()
+    shared_a, shared_b = ray.put(agent_a), ray.put(agent_b)
+    calls = [(shared_a, shared_b, n_matches, rules, seed, batch, [wave], tuple(agent_seeds),
+              records) for wave in range(n_waves(n_matches, batch))]
+    return MatchTally.merged(ordered_map(play_waves, calls, workers))
 
 
 def summarize_matches(tally: MatchTally, name_a: str, name_b: str, rules: RuleSet, seed: int,

@@ -1,15 +1,14 @@
-"""Evaluations on Ray: the waves of ``play_matches`` and of a league's pairs as Ray tasks.
+"""Ray for the evaluations, the analysis and the trainer: started or joined, and tasks run in
+order.
 
-Imported only when ``workers`` (``evaluate.py --ray N``) asks for Ray, so the default path
-never imports it. A wave is the unit: its matches, decks and seats are those of the local
-path (they follow the match index), its agents restart their streams at the wave
-(``agent_seeds``, :func:`agents.eval.matches.wave_seed`), and the tallies come back merged
-in match order, so the results are the local path's (timings aside).
-
-:func:`init_ray` starts or joins Ray so that its worker processes import this checkout:
-a local instance gets the checkout on ``PYTHONPATH``; a cluster (``address``, or the
-``RAY_ADDRESS`` variable) gets the checkout uploaded as the job's ``working_dir``.
-:func:`ordered_map` is what the trainer's and the analysis's Ray paths share with this one.
+Imported only when ``workers`` (``evaluate.py --ray N``, ``ray_workers``) asks for Ray, so
+the default path never imports Ray. :func:`init_ray` starts or joins Ray so that its worker
+processes import this checkout: a local instance gets the checkout on ``PYTHONPATH``; a
+cluster (``address``, or the ``RAY_ADDRESS`` variable) gets the checkout uploaded as the
+job's ``working_dir``. :func:`ordered_map` runs a function over chunks of work as Ray tasks
+and hands the results back in the chunks' order: ``play_matches`` and ``round_robin`` use
+it for their waves of matches, ``estimate_decision_value`` for its chunks of decision
+points, each chunk seeded as the local path seeds it, so the results are the local path's.
 """
 
 from __future__ import annotations
@@ -18,10 +17,6 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-
-from agents.bots.base import AgentLike
-from agents.eval.matches import MatchTally, n_waves, play_waves, summarize_matches
-from hanafuda_env.rules import RuleSet
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: agents/ and hanafuda_env/ are here
 # What a cluster job's upload leaves out: environments, runs, caches and git's objects.
@@ -90,44 +85,3 @@ def ordered_map(function: Callable[..., Any], calls: Sequence[tuple], workers: i
 def _collect_one(ray: Any, running: dict[Any, int], results: list[Any]) -> None:
     [ready], _ = ray.wait(list(running), num_returns=1)
     results[running.pop(ready)] = ray.get(ready)
-
-
-def play_wave_task(agents: tuple[AgentLike, AgentLike], n_matches: int, rules: RuleSet,
-                   seed: int, batch: int, wave: int, agent_seeds: tuple[int, int],
-                   records: bool) -> MatchTally:
-    """One wave of ``play_matches``, in a Ray worker."""
-    return play_waves(agents[0], agents[1], n_matches, rules, seed, batch, [wave],
-                      agent_seeds, records)
-
-
-def play_waves_on_ray(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSet,
-                      seed: int, batch: int, agent_seeds: tuple[int, int] | None,
-                      records: bool, workers: int) -> MatchTally:
-    """Every wave of ``play_matches`` as a Ray task; the merged tally."""
-    check_workers(workers)
-    if agent_seeds is None:
-        raise ValueError("play_matches(workers=...) needs agent_seeds: each Ray task restarts "
-                         "the agents' random streams at its wave (evaluate.py passes "
-                         "(seed, seed + 1))")
-    ray = init_ray()
-    agents = ray.put((agent_a, agent_b))
-    calls = [(agents, n_matches, rules, seed, batch, wave, tuple(agent_seeds), records)
-             for wave in range(n_waves(n_matches, batch))]
-    return MatchTally.merged(ordered_map(play_wave_task, calls, workers))
-
-
-def play_pairs_on_ray(agents: Sequence[AgentLike], pairings: Sequence[tuple[int, int]],
-                      n_matches: int, rules: RuleSet, seed: int, batch: int, workers: int
-                      ) -> list[dict[str, Any]]:
-    """A league's pairs: each pair's waves as Ray tasks, seeded as ``round_robin`` seeds
-    them; one ``play_matches`` result per pair, in the order of ``pairings``."""
-    check_workers(workers)
-    ray = init_ray()
-    waves = n_waves(n_matches, batch)
-    shared = {pair: ray.put((agents[pair[0]], agents[pair[1]])) for pair in pairings}
-    calls = [(shared[pair], n_matches, rules, seed, batch, wave, (seed, seed + 1), False)
-             for pair in pairings for wave in range(waves)]
-    tallies = ordered_map(play_wave_task, calls, workers)
-    return [summarize_matches(MatchTally.merged(tallies[p * waves:(p + 1) * waves]),
-                              agents[i].name, agents[j].name, rules, seed, batch)
-            for p, (i, j) in enumerate(pairings)]
