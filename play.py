@@ -1,7 +1,10 @@
-"""Play Koi-Koi against a bot in the terminal.
+"""Play Koi-Koi against a bot in the terminal or in the browser (``--web``), or Hana-awase
+against N − 1 bots in the terminal.
 
     python play.py [--bot expert|greedy|random|runs/<run>/checkpoints/latest.pt]
                    [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7] [--record FILE]
+    python play.py --web [--port 8765] [--bot-delay 0.8] [--bot …] [--rules …] …
+    python play.py --game hanaawase [--players 3] [--bot expert] [--rounds 3] [--seat 0]
 
 Legal moves are listed by number and card name; type the number (or a unique part of the
 move's name; a name two moves share, like a month's two chaff cards, needs the number). Bad
@@ -20,7 +23,7 @@ import numpy as np
 
 from agents.bots.base import AgentLike
 from agents.files import output_path_problem
-from cli.arguments import HelpFormatter, positive_int, seed_int
+from cli.arguments import HelpFormatter, non_negative_float, port_int, positive_int, seed_int
 from hanafuda_env.core import KoiKoiCore, action_name
 from hanafuda_env.game import KoiKoiGame
 from hanafuda_env.observation import encode_observations
@@ -150,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="rule preset name or YAML path")
     parser.add_argument("--rounds", type=positive_int, default=None,
                         help="rounds in the match (default: the rule set's, 12 for nintendo)")
-    parser.add_argument("--seat", type=int, choices=(0, 1), default=0,
+    parser.add_argument("--seat", type=int, default=0,
                         help="your seat, player_0 or player_1 (the first dealer is a coin "
                              "flip)")
     parser.add_argument("--seed", type=seed_int, default=None,
@@ -159,7 +162,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", metavar="FILE",
                         help="write the match as a game record (KoiKoi-AI JSON; replay.py "
                              "replays it) to this new file, also when you quit early")
+    parser.add_argument("--game", choices=("koikoi", "hanaawase"), default="koikoi",
+                        help="the game: Koi-Koi against one bot, or Hana-awase against "
+                             "--players − 1 bots (--bot names them all; --seat 0..N−1)")
+    parser.add_argument("--players", type=positive_int, default=3,
+                        help="Hana-awase: players at the table, 2–7")
+    parser.add_argument("--web", action="store_true",
+                        help="play in the browser: serve the page on this machine and print "
+                             "its address")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="--web: the address to serve on (another than 127.0.0.1 lets "
+                             "other machines in)")
+    parser.add_argument("--port", type=port_int, default=8765,
+                        help="--web: the port (0: a free one; the default, when taken, falls "
+                             "back to a free one)")
+    parser.add_argument("--bot-delay", type=non_negative_float, default=0.8,
+                        help="--web: seconds between the bot's moves shown on the page")
     args = parser.parse_args(argv)
+    if args.game == "hanaawase":
+        if args.web:
+            parser.error("--web plays Koi-Koi; Hana-awase is played in the terminal")
+        return _play_hanaawase(parser, args)
+    if args.seat not in (0, 1):
+        parser.error(f"--seat: Koi-Koi has seats 0 and 1, got {args.seat}")
+    if args.web:
+        if args.record is not None:
+            parser.error("--record is for the terminal game; the page replays records itself")
+        from cli.web import run_web
+
+        return run_web(args, parser.get_default("port"))
     if args.record is not None:
         problem = output_path_problem(args.record, [args.bot, args.rules], overwrite=False)
         if problem:
@@ -187,6 +218,35 @@ def main(argv: list[str] | None = None) -> int:
         if recorder is not None and recorder.all_matches():
             write_record(args.record, recorder.all_matches()[0])
             print(f"game record written to {args.record}")
+    return 0
+
+
+def _play_hanaawase(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--game hanaawase``: the person against ``--players`` − 1 bots of ``--bot``."""
+    from agents.bots.registry import make_hanaawase_agent
+    from cli.hanaawase_play import play_hanaawase
+    from hanafuda_env.hanaawase_rules import resolve_hanaawase_rules
+
+    if args.record is not None:
+        parser.error("--record writes Koi-Koi game records; Hana-awase has no record format")
+    try:
+        rules = resolve_hanaawase_rules(None, num_players=args.players,
+                                        **({"rounds": args.rounds} if args.rounds else {}))
+        if not 0 <= args.seat < rules.num_players:
+            parser.error(f"--seat must be 0..{rules.num_players - 1} for {rules.num_players} "
+                         f"players, got {args.seat}")
+        seed = args.seed if args.seed is not None else int(
+            np.random.SeedSequence().entropy % 2**31)
+        bots = [make_hanaawase_agent(args.bot, rules, seed=seed + k)
+                for k in range(rules.num_players - 1)]
+    except (RuleError, ValueError, OSError) as error:
+        print(f"play.py: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        play_hanaawase(bots, rules, args.seat, seed, sys.stdin, sys.stdout, ask_action)
+    except KeyboardInterrupt:
+        print("\nbye.")
+        return 130
     return 0
 
 

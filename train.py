@@ -1,4 +1,5 @@
-"""Train a Koi-Koi bot with masked PPO and self-play.
+"""Train a Koi-Koi (or, with ``game: hanaawase`` in the config, Hana-awase) bot with masked
+PPO and self-play.
 
     python train.py [--config configs/default.yaml] [--run-dir DIR] [key=value ...]
     python train.py --resume runs/<run> [total_decisions=N]   # continue where it stopped
@@ -54,11 +55,14 @@ def _run(args: argparse.Namespace) -> int:
     from hanafuda_env.rules import RuleError
 
     try:
-        if args.resume:
+        if _is_hanaawase(args):
+            summary = _train_hanaawase(args)
+        elif args.resume:
             cfg = resume_config(args.resume, PPOConfig.spec(None, args.overrides))
+            summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
         else:
             cfg = PPOConfig.load(args.config or DEFAULT_CONFIG, args.overrides)
-        summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
+            summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
     except (ConfigError, RuleError, CheckpointError, OSError) as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
@@ -69,6 +73,28 @@ def _run(args: argparse.Namespace) -> int:
     print(f"run folder: {summary['run_dir']}")
     print(f"TensorBoard: {program('tensorboard')} --logdir {summary['run_dir']}")
     return 0
+
+
+def _is_hanaawase(args: argparse.Namespace) -> bool:
+    """A config (or a resumed run's saved one) with ``game: hanaawase``."""
+    from agents.train.config import PPOConfig
+    from agents.train.hanaawase_run import saved_config
+
+    if args.resume:
+        return saved_config(args.resume) is not None
+    return PPOConfig.spec(args.config or DEFAULT_CONFIG, args.overrides).get("game") == "hanaawase"
+
+
+def _train_hanaawase(args: argparse.Namespace) -> dict:
+    from agents.train.config import PPOConfig
+    from agents.train.hanaawase_ppo import HanaawaseConfig
+    from agents.train.hanaawase_run import train_hanaawase
+
+    if args.resume:
+        return train_hanaawase(None, resume=args.resume,
+                               changes=PPOConfig.spec(None, args.overrides))
+    cfg = HanaawaseConfig.from_dict(PPOConfig.spec(args.config, args.overrides))
+    return train_hanaawase(cfg, run_dir=args.run_dir)
 
 
 def _stop_on_sigterm() -> None:

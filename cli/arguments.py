@@ -37,6 +37,22 @@ def seed_int(text: str) -> int:
     return _integer(text, 0, MAX_SEED, f"an integer from 0 to {MAX_SEED}")
 
 
+def port_int(text: str) -> int:
+    """A TCP port, 0 for one the system picks."""
+    return _integer(text, 0, 65535, "a port from 0 to 65535")
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (a delay in seconds; 0 for none)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A number > 0 (seconds to measure for)."""
     try:

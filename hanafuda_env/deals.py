@@ -63,17 +63,25 @@ def check_option_names(options: dict) -> None:
                          f"allowed: {', '.join(RESET_OPTIONS)}")
 
 
+def check_orders(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_games: int,
+                 what: str = "deck") -> np.ndarray:
+    """One 48-card order for all games or one per game, as an (n_games, 48) view, refused by
+    name unless each holds every card id once."""
+    deck = np.asarray(deck)
+    if deck.shape not in ((C.NUM_CARDS,), (n_games, C.NUM_CARDS)):
+        raise ValueError(f"{what} must have shape (48,) or ({n_games}, 48), got {deck.shape}")
+    deck = np.broadcast_to(deck, (n_games, C.NUM_CARDS))
+    if deck.dtype.kind not in "iu" or not (
+            np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
+        raise ValueError(f"{what} must hold each card id 0..47 exactly once, as integers")
+    return deck
+
+
 def check_decks(deck: np.ndarray | Sequence[int] | Sequence[Sequence[int]], n_games: int,
                 rules: RuleSet) -> np.ndarray:
     """A ``deck`` reset option (one order for all games or one per game) as (n_games, 48)
     int8 orders, refused by name unless each is a deal the rules would play."""
-    deck = np.asarray(deck)
-    if deck.shape not in ((C.NUM_CARDS,), (n_games, C.NUM_CARDS)):
-        raise ValueError(f"deck must have shape (48,) or ({n_games}, 48), got {deck.shape}")
-    deck = np.broadcast_to(deck, (n_games, C.NUM_CARDS))
-    if deck.dtype.kind not in "iu" or not (
-            np.sort(deck, axis=1) == np.arange(C.NUM_CARDS)).all():
-        raise ValueError("deck must hold each card id 0..47 exactly once, as integers")
+    deck = check_orders(deck, n_games)
     redeal = must_redeal(deck, rules)
     if redeal.any():
         g = int(np.flatnonzero(redeal)[0])

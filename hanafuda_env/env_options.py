@@ -56,8 +56,8 @@ def check_unknown(unknown: dict[str, Any], allowed: Iterable[str], where: str) -
 
 class RenderModeError(ValueError, TypeError):
     """A render mode the env does not have. Also a TypeError: tools that try a render mode
-    and fall back without one on TypeError (stable-baselines3's ``make_vec_env`` asks for
-    "rgb_array") then build the env."""
+    and fall back without one on TypeError (stable-baselines3's ``make_vec_env`` does) then
+    build the env."""
 
 
 def one_of(name: str, value: Any, allowed: Iterable[Any]) -> str:
@@ -82,8 +82,7 @@ def other_rules_warning(agent: Any, rules: RuleSet, who: str,
 
 def check_render_mode(render_mode: Any, modes: list[str]) -> None:
     if render_mode is not None and render_mode not in modes:
-        raise RenderModeError(one_of("render_mode", render_mode, [*modes, None])
-                              + " (the board is rendered as text only)")
+        raise RenderModeError(one_of("render_mode", render_mode, [*modes, None]))
 
 
 def check_number(name: str, value: Any, positive: bool = False) -> float:

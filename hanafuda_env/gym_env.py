@@ -37,6 +37,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .board_image import board_image
 from .core import NUM_ACTIONS, IllegalActionError, describe_actions
 from .deals import RESET_OPTIONS as GAME_RESET_OPTIONS
 from .deals import check_seat
@@ -98,14 +99,15 @@ class KoiKoiSingleAgentEnv(gym.Env):
     give each env its own opponent object. ``learner_seat``: 0, 1 or None (drawn at every
     reset). ``rules``, ``rounds``, ``target_score``, ``episode``, ``illegal_action``,
     ``illegal_reward``, ``reward_scale``, ``reward``, ``round_sigma`` and ``render_mode`` as
-    in ``koikoi_v0.raw_env`` (seeds go to ``reset``, as Gymnasium has it).
+    in ``koikoi_v0.raw_env`` (seeds go to ``reset``, as Gymnasium has it); ``"rgb_array"``
+    draws the learner's view, the opponent's hand face down.
 
     ``info``: ``action_mask``, ``seat`` (the learner's), ``round_results`` and
     ``match_results`` (what the call finished, as ``koikoi_v0`` lists them); after
     ``reset`` also ``skipped``; after an illegal action ``illegal_action``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, opponent: Any = None, *, learner_seat: int | None = None,
                  rules: RuleSpec = None, rounds: int | None = None, target_score: int | None = None,
@@ -320,10 +322,12 @@ class KoiKoiSingleAgentEnv(gym.Env):
                 "match_results": list(self._matches)}
 
     # ---------------------------------------------------------------- render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gym.logger.warn("KoiKoiSingleAgentEnv.render() called without a render_mode")
             return None
+        if self.render_mode == "rgb_array":  # the learner's view: the opponent's hand face down
+            return board_image(self.game, self.seat)
         text = render_game(self.game.to_core(), 0, viewer=self.seat)
         if self._over:
             text = "episode over; the table as it ended:\n" + text

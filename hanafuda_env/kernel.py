@@ -34,7 +34,7 @@ from .results import (
     END_STOP,
 )
 from .rules import CHOICES, QUIET_EXHAUSTION_WINNER, RuleSet
-from .scoring import CALL_BONUS_LIMIT, SEVEN_POINTS, yaku_table
+from .scoring import CALL_BONUS_LIMIT, SEVEN_POINTS, Yaku, yaku_table
 from .state import (
     CHOOSE_DRAWN,
     CHOOSE_OFFSET,
@@ -76,14 +76,13 @@ class CompiledRules:
     yaku_names: tuple[str, ...]  # the table's yaku, then teshi and kuttsuki
 
 
-@lru_cache(maxsize=128)
-def compile_rules(rules: RuleSet) -> CompiledRules:
-    """The kernel's arrays for ``rules`` (cached: a rule set is frozen)."""
-    tables = (yaku_table(rules, False), yaku_table(rules, True))
+def yaku_arrays(tables: tuple[tuple[Yaku, ...], ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Yaku tables (the same names in each) as the ``masks`` (T, n, 4) and ``counts``
+    (T, n, 6) arrays that :func:`pile_total` reads; any game's yaku table compiles here."""
     names = tuple(y.name for y in tables[0])
     n = len(names)
-    masks = np.zeros((2, n, 4), dtype=np.uint64)
-    counts = np.zeros((2, n, 6), dtype=np.int64)
+    masks = np.zeros((len(tables), n, 4), dtype=np.uint64)
+    counts = np.zeros((len(tables), n, 6), dtype=np.int64)
     for t, table in enumerate(tables):
         for i, y in enumerate(table):
             for k, (mask, needed) in enumerate(y.conditions):
@@ -96,6 +95,16 @@ def compile_rules(rules: RuleSet) -> CompiledRules:
             counts[t, i, Y_POINTS] = y.points
             counts[t, i, Y_EXCLUDERS] = sum(1 << names.index(e) for e in y.excluded_by
                                             if e in names)
+    return masks, counts
+
+
+@lru_cache(maxsize=128)
+def compile_rules(rules: RuleSet) -> CompiledRules:
+    """The kernel's arrays for ``rules`` (cached: a rule set is frozen)."""
+    tables = (yaku_table(rules, False), yaku_table(rules, True))
+    names = tuple(y.name for y in tables[0])
+    n = len(names)
+    masks, counts = yaku_arrays(tables)
     params = np.zeros(N_PARAMS, dtype=np.int64)
     quiet = QUIET_EXHAUSTION_WINNER[rules.on_exhaustion]
     params[P_SEVEN_DOUBLING] = rules.seven_point_doubling
@@ -120,13 +129,13 @@ def compile_rules(rules: RuleSet) -> CompiledRules:
 
 # ---------------------------------------------------------------------------------- months
 @njit(cache=True, inline="always")
-def _full_month(bits: np.uint64) -> bool:
+def full_month(bits: np.uint64) -> bool:
     """A month with all four cards in the set (§2.1 redeal, §2.3 teshi)."""
     return (bits & (bits >> _ONE) & (bits >> _U(2)) & (bits >> _U(3)) & _NIBBLE_LOW) != _ZERO
 
 
 @njit(cache=True, inline="always")
-def _bits_of(order, start, stop) -> np.uint64:
+def bits_of(order, start, stop) -> np.uint64:
     bits = _ZERO
     for i in range(start, stop):
         bits |= card_bit(order[i])
@@ -193,7 +202,7 @@ def hand_yaku(hand, params):
     kind = params[P_HAND_YAKU]
     if kind == 0:
         return 0, False
-    teshi = params[P_TESHI] if _full_month(hand) else 0
+    teshi = params[P_TESHI] if full_month(hand) else 0
     kuttsuki = 0
     if kind == 2:
         odd = (hand ^ (hand >> _ONE) ^ (hand >> _U(2)) ^ (hand >> _U(3))) & _NIBBLE_LOW
@@ -217,7 +226,7 @@ def _coin(s) -> np.int8:
 
 
 @njit(cache=True)
-def _shuffle(s, order, work) -> None:
+def shuffle_deck(s, order, work) -> None:
     """The next shuffle of the game's seed: the card ids sorted by 48 hashed keys (distinct:
     splitmix64 is a bijection). The keys are uniform, so a counting pass on their top 6 bits
     leaves the ids nearly sorted and an insertion sort finishes in about linear time.
@@ -253,10 +262,10 @@ def _shuffle(s, order, work) -> None:
 @njit(cache=True)
 def must_redeal(order, params) -> bool:
     """A month complete on the field (§2.1) or, with ``redeal_hand_four``, in a hand."""
-    if _full_month(_bits_of(order, 16, 24)):
+    if full_month(bits_of(order, 16, 24)):
         return True
     return params[P_REDEAL_HAND_FOUR] != 0 and (
-        _full_month(_bits_of(order, 0, 8)) or _full_month(_bits_of(order, 8, 16)))
+        full_month(bits_of(order, 0, 8)) or full_month(bits_of(order, 8, 16)))
 
 
 @njit(cache=True)
@@ -275,13 +284,13 @@ def deal_one(s, params, masks, counts, deck, row, order, work) -> bool:
         for i in range(48):
             order[i] = deck[i]
     else:
-        _shuffle(s, order, work)
+        shuffle_deck(s, order, work)
         while must_redeal(order, params):
-            _shuffle(s, order, work)
+            shuffle_deck(s, order, work)
     dealer = s.dealer
-    s.hands[dealer] = _bits_of(order, 0, 8)
-    s.hands[1 - dealer] = _bits_of(order, 8, 16)
-    s.field = _bits_of(order, 16, 24)
+    s.hands[dealer] = bits_of(order, 0, 8)
+    s.hands[1 - dealer] = bits_of(order, 8, 16)
+    s.field = bits_of(order, 16, 24)
     for i in range(STOCK_SIZE):
         s.stock[i] = order[24 + i]
     s.stock_pos = 0
@@ -337,7 +346,7 @@ def apply_move(s, action, params, masks, counts, row) -> bool:
     mover = s.mover
     if phase == PLAY:
         s.hands[mover] ^= card_bit(action)
-        if _place(s, action, mover, CHOOSE_PLAYED):
+        if place_card(s, action, mover, CHOOSE_PLAYED):
             return False
         return _draw(s, mover, params, masks, counts, row)
     if phase == DECIDE:
@@ -357,7 +366,7 @@ def apply_move(s, action, params, masks, counts, row) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _place(s, card, mover, choose_phase) -> bool:
+def place_card(s, card, mover, choose_phase) -> bool:
     """Lay a played or drawn card down, capture with it, or (two matches) wait for the
     mover's choice; True when a choice is awaited (§2.2)."""
     bit = card_bit(card)
@@ -380,7 +389,7 @@ def _draw(s, mover, params, masks, counts, row) -> bool:
     """Turn over the top of the stock and place it like a played card (§2.2)."""
     card = s.stock[min(s.stock_pos, STOCK_SIZE - 1)]
     s.stock_pos += 1
-    if _place(s, card, mover, CHOOSE_DRAWN):
+    if place_card(s, card, mover, CHOOSE_DRAWN):
         return False
     return _end_turn(s, mover, params, masks, counts, row)
 

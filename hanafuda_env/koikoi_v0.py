@@ -40,22 +40,20 @@ and no ``state()``.
 from __future__ import annotations
 
 import warnings
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
 from gymnasium import logger, spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from .aec_wrappers import check_illegal_options, stock_wrappers
+from .board_image import board_image
 from .core import NUM_ACTIONS, IllegalActionError, action_name, describe_actions
 from .deals import RESET_OPTIONS
 from .env_options import (
-    ILLEGAL_ACTIONS,
     EnvOptions,
     as_action,
-    check_number,
     check_render_mode,
     check_seed,
     check_unknown,
@@ -96,71 +94,8 @@ def env(*, illegal_action: str = "penalize", illegal_reward: float = -1.0,
         **kwargs: Any) -> AECEnv:
     """The environment in PettingZoo's stock wrappers (see the module docstring); the other
     keywords are :class:`raw_env`'s."""
-    if illegal_action not in ILLEGAL_ACTIONS:
-        raise ValueError(one_of("illegal_action", illegal_action, ILLEGAL_ACTIONS))
-    reward = check_number("illegal_reward", illegal_reward)
-    wrapped: AECEnv = raw_env(**kwargs)
-    if illegal_action == "penalize":
-        wrapped = _TerminateIllegal(wrapped, illegal_reward=reward)
-        wrapped = _AssertOutOfBounds(wrapped)
-    return _OrderEnforcing(wrapped)
-
-
-# The stock wrappers, unchanged but for one thing: the attributes every step reads come
-# straight from the raw env instead of through a ``__getattr__`` per layer (three Python
-# calls per read, over half of ``env()``'s time in random play). ``_OrderEnforcing`` opens
-# them at its first reset, so before it PettingZoo's own "cannot be accessed before reset"
-# errors are raised as ever.
-_STEP_STATE = ("agent_selection", "agents", "rewards", "terminations", "truncations",
-               "infos", "_cumulative_rewards")
-
-
-def _read_through(path: str) -> dict[str, property]:
-    return {name: property(attrgetter(f"{path}.{name}"), doc=f"The raw env's {name}.")
-            for name in _STEP_STATE}
-
-
-class _RawState:
-    """Mixed into a stock wrapper: reads the step state of the raw env, prints as the stock
-    wrapper does (``TerminateIllegalWrapper<koikoi_v0>``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._raw = self.env.unwrapped
-
-    def __str__(self) -> str:
-        stock = next(c for c in type(self).__mro__ if c.__module__.startswith("pettingzoo"))
-        return f"{stock.__name__}<{self.env!s}>"
-
-
-class _TerminateIllegal(_RawState, wrappers.TerminateIllegalWrapper):
-    locals().update(_read_through("_raw"))
-
-
-class _AssertOutOfBounds(_RawState, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's bounds assertion; a Python int in range passes without the space's
-    ``contains`` (which builds NumPy dtype limits on every call)."""
-
-    locals().update(_read_through("_raw"))
-
-    def step(self, action: Any) -> None:
-        if action.__class__ is int and 0 <= action < NUM_ACTIONS:
-            self.env.step(action)
-        else:
-            super().step(action)
-
-
-class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order checks, reading the step state of the raw env once reset."""
-
-    locals().update(_read_through("_live"))
-
-    def __str__(self) -> str:  # as PettingZoo prints its own OrderEnforcingWrapper
-        return str(self.env)
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        super().reset(seed=seed, options=options)
-        self._live = self.env.unwrapped  # opens the read-through attributes
+    check_illegal_options(illegal_action, illegal_reward)
+    return stock_wrappers(raw_env(**kwargs), illegal_action, illegal_reward)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -176,14 +111,18 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     the board after every step and on ``render()``) and ``render_viewer`` (whose board it
     is: ``None``, the default, shows both hands, a spectator's view; ``"player_0"`` or
     ``"player_1"`` that player's, the other hand face down; ``"mover"`` the player to
-    move's). An illegal move raises :class:`~hanafuda_env.core.IllegalActionError` and
-    changes nothing (:func:`env` wraps it to penalize instead).
+    move's). ``"rgb_array"``: ``render()`` returns the board as an image (H×W×3 uint8,
+    :mod:`hanafuda_env.board_image`), always a player's view: ``render_viewer``'s, or with
+    ``None`` the player to move's (a picture is what an agent or its recording sees, so the
+    hidden hand is face down unless a spectator's text board is asked for). An illegal move
+    raises :class:`~hanafuda_env.core.IllegalActionError` and changes nothing (:func:`env`
+    wraps it to penalize instead).
 
     ``copy.deepcopy`` and pickling keep the whole state, the game in progress included: a
     copy goes on exactly like the original (e.g. to branch a search).
     """
 
-    metadata = {"name": "koikoi_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "koikoi_v0", "render_modes": ["ansi", "human", "rgb_array"],
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, *, rules: RuleSpec = None, rounds: int | None = None,
@@ -389,23 +328,29 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return {"observation": encode_game(game, seat), "action_mask": mask}
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             logger.warn("koikoi_v0.render() called without a render_mode; pass "
-                        "render_mode='ansi' or 'human' to env().")
+                        "render_mode='ansi', 'human' or 'rgb_array' to env().")
             return None
+        if self.render_mode == "rgb_array":
+            viewer = self._viewer()
+            return board_image(self.game, self.game.mover if viewer is None else viewer)
         text = self._text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
+    def _viewer(self) -> int | None:
+        """The seat whose view ``render_viewer`` names (None: a spectator's)."""
+        if self.render_viewer in AGENTS:
+            return AGENTS.index(self.render_viewer)
+        return self.game.mover if self.render_viewer == "mover" else None
+
     def _text(self) -> str:
         game = self.game
-        viewer = {None: None, "mover": game.mover}.get(self.render_viewer)
-        if viewer is None and self.render_viewer in AGENTS:
-            viewer = AGENTS.index(self.render_viewer)
-        board = render_game(game.to_core(), 0, viewer=viewer)
+        board = render_game(game.to_core(), 0, viewer=self._viewer())
         if not (self._ended or any(self.terminations.values())):
             return board
         lines = ["episode over; the table as it ended:", board]

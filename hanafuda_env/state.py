@@ -89,9 +89,10 @@ RESULT_DTYPE = np.dtype([
 ], align=True)
 
 
-def new_states(n_games: int) -> np.ndarray:
-    """A zeroed batch (every game still to be dealt: phase MATCH_OVER)."""
-    records = np.zeros(n_games, dtype=STATE_DTYPE)
+def new_states(n_games: int, dtype: np.dtype = STATE_DTYPE) -> np.ndarray:
+    """A zeroed batch (every game still to be dealt: phase MATCH_OVER); ``dtype``: the game's
+    record (Koi-Koi's, or Hana-awase's ``HA_STATE_DTYPE``)."""
+    records = np.zeros(n_games, dtype=dtype)
     records["phase"] = MATCH_OVER
     records["pending"] = -1
     return records

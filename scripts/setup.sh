@@ -26,3 +26,11 @@ if ! "$VENV/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split(
   "$VENV/bin/python" -m pip install -q "torch==$TORCH" ${extra[@]+"${extra[@]}"}
 fi
 "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+# The browser test of play.py --web drives Debian's Chromium through its chromedriver (the
+# tests download no browser): installed here when missing, as root on Debian.
+if [ "$EXTRAS" = dev ] && [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] \
+    && ! { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; }; then
+  echo "setup: installing chromium and chromium-driver (apt-get) for the browser test"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+      chromium-driver >/dev/null; } || echo "setup: chromium could not be installed; the browser test will be skipped"
+fi

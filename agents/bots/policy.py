@@ -120,6 +120,9 @@ def _why_unreadable(path: Path, error: Exception) -> str:
 
 def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
     """The saved network; it must read this project's observations and emit its actions."""
+    if payload.get("game", "koikoi") != "koikoi":
+        raise CheckpointError(f"this is a {payload['game']} checkpoint, not a Koi-Koi one; "
+                              f"play it in its own game (e.g. play.py --game hanaawase)")
     kwargs = payload["network"] if isinstance(payload["network"], dict) else {}
     sizes = {"obs_dim": OBS_DIM, "n_actions": NUM_ACTIONS}
     wrong = {k: kwargs[k] for k, size in sizes.items() if k in kwargs and kwargs[k] != size}

@@ -117,3 +117,21 @@ def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
             raise CheckpointError(f"checkpoint {spec!r} does not exist (and it is not a "
                                   f"baseline name: {', '.join(BASELINES)}){folder_hint(spec)}")
     return weights
+
+
+def make_hanaawase_agent(spec: str, rules: Any = None, seed: int | None = None) -> AgentLike:
+    """A Hana-awase bot by name (``random``, ``greedy``, ``expert``) or a trained Hana-awase
+    policy from a checkpoint file (``rules``: a HanaawaseRules or a mapping of its options)."""
+    from agents.bots.hanaawase import HANAAWASE_BOTS
+    from hanafuda_env.hanaawase_rules import resolve_hanaawase_rules
+
+    key = spec.strip().lower()
+    if os.path.isfile(spec):
+        from agents.bots.hanaawase_policy import load_hanaawase_policy  # torch
+
+        return load_hanaawase_policy(spec, resolve_hanaawase_rules(rules), seed)
+    if key in HANAAWASE_BOTS:
+        return HANAAWASE_BOTS[key](rules, seed=seed)
+    raise ValueError(f"unknown Hana-awase agent {spec!r}: not a bot name "
+                     f"({', '.join(HANAAWASE_BOTS)}) and not an existing checkpoint file"
+                     f"{folder_hint(spec)}")

@@ -350,8 +350,8 @@ def test_non_finite_float_options_are_rejected(make, name, value):
     ({"episode": "game"}, "episode must be one of 'round', 'match', got 'game'"),
     ({"illegal_action": "skip"},
      "illegal_action must be one of 'raise', 'penalize', got 'skip'"),
-    ({"render_mode": "rgb_array"},
-     "render_mode must be one of 'ansi', 'human', None, got 'rgb_array'"),
+    ({"render_mode": "svg"},
+     "render_mode must be one of 'ansi', 'human', 'rgb_array', None, got 'svg'"),
     ({"reward": "wins"}, "reward must be one of 'points', 'match_win', got 'wins'"),
 ])
 def test_a_value_outside_its_set_is_named_with_every_allowed_value(make, option: dict,

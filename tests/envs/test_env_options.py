@@ -21,7 +21,7 @@ from hanafuda_env.vector_env import KoiKoiVectorEnv
     ({"rounds": 0}, RuleError, "rounds"),
     ({"target_score": -5}, RuleError, "target_score"),
     ({"reward_scale": 0}, ValueError, "reward_scale"),
-    ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+    ({"render_mode": "svg"}, ValueError, "render_mode"),
 ])
 def test_bad_option_values(kwargs, error, text):
     with pytest.raises(error, match=text):

@@ -87,9 +87,9 @@ def test_tools_that_probe_render_modes_can_build_the_env():
     from gymnasium.wrappers import RecordEpisodeStatistics
 
     with pytest.raises(TypeError, match="render_mode must be one of"):  # and a ValueError
-        KoiKoiSingleAgentEnv(render_mode="rgb_array")
-    with pytest.raises(ValueError, match="text only"):
-        KoiKoiSingleAgentEnv(render_mode="rgb_array")
+        KoiKoiSingleAgentEnv(render_mode="rgb_array_list")
+    with pytest.raises(ValueError, match="'rgb_array', None, got 'rgb_array_list'"):
+        KoiKoiSingleAgentEnv(render_mode="rgb_array_list")
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Gymnasium warns about the render mode it tried

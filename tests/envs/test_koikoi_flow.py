@@ -110,7 +110,7 @@ def test_arrays_handed_out_are_never_written_later():
 def test_metadata_and_agents():
     env = koikoi_v0.env(result_infos=True)
     assert env.metadata["name"] == "koikoi_v0"
-    assert set(env.metadata["render_modes"]) == {"ansi", "human"}
+    assert set(env.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert env.metadata["is_parallelizable"] is False
     env.reset(seed=1)
     assert env.agents == ["player_0", "player_1"] == env.possible_agents

@@ -1,0 +1,87 @@
+"""A Hana-awase training run in its folder: claimed or resumed, config written, TensorBoard
+events, checkpoints, and Ctrl-C turned into the message that says how to continue (as
+:mod:`agents.train.run` does for Koi-Koi)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agents.bots.policy import CheckpointError, load_checkpoint
+from agents.train.config import ConfigError, claim_run_dir
+from agents.train.hanaawase_ppo import HanaawaseConfig, HanaawaseTrainer, run_updates
+from agents.train.run import TrainingInterrupted, remove_stale_temporaries
+from hanafuda_env.files import atomic_write_json, atomic_write_text
+
+RESUMABLE = ("total_decisions", "progress_bar")
+
+
+def saved_config(run_dir: str | Path) -> dict[str, Any] | None:
+    """The config a Hana-awase run wrote into its folder, or None (not such a run)."""
+    try:
+        spec = yaml.safe_load((Path(run_dir) / "config.yaml").read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    return spec if isinstance(spec, dict) and spec.get("game") == "hanaawase" else None
+
+
+def train_hanaawase(cfg: HanaawaseConfig | None, run_dir: str | Path | None = None,
+                    resume: str | Path | None = None, changes: dict[str, Any] | None = None,
+                    stop_after: int | None = None) -> dict[str, Any]:
+    """Run or continue a run; ``changes`` (with ``resume``): the RESUMABLE keys to alter.
+    ``stop_after`` ends this call after that many updates, as an interruption would."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    if resume is not None:
+        run_dir = Path(resume)
+        spec = saved_config(run_dir)
+        if spec is None:
+            raise ConfigError(f"{str(run_dir)!r} holds no Hana-awase run (no config.yaml "
+                              f"with game: hanaawase)")
+        fixed = sorted(set(changes or {}) - set(RESUMABLE))
+        if fixed:
+            raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE)} "
+                              f"may change, not {fixed}")
+        cfg = HanaawaseConfig.from_dict({**spec, **(changes or {})})
+        trainer = HanaawaseTrainer(cfg)
+        latest = run_dir / "checkpoints" / "latest.pt"
+        remove_stale_temporaries(run_dir)
+        if latest.exists():
+            payload = load_checkpoint(latest)
+            try:
+                trainer.restore(payload)
+            except (KeyError, ValueError, RuntimeError) as error:
+                raise CheckpointError(f"{str(latest)!r} does not hold a training state this "
+                                      f"run can resume ({error})") from None
+        if trainer.update >= trainer.n_updates:
+            raise ConfigError(f"run {str(run_dir)!r} is already complete; give a larger "
+                              f"total_decisions=N to train it further")
+        purge = trainer.global_step + 1 if latest.exists() else 0
+    else:
+        assert cfg is not None
+        trainer = HanaawaseTrainer(cfg)
+        run_dir = claim_run_dir(cfg, run_dir)
+        purge = None
+    run_dir = Path(run_dir)
+    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
+        dataclasses.asdict(trainer.cfg), sort_keys=False, allow_unicode=True))
+    writer = SummaryWriter(str(run_dir), purge_step=purge)
+    try:
+        if not trainer.warm_started:
+            trainer.warm_start(writer)
+        last = None if stop_after is None else min(trainer.n_updates,
+                                                   trainer.update + stop_after)
+        metrics = run_updates(trainer, writer, run_dir, last)
+    except KeyboardInterrupt:
+        saved = (run_dir / "checkpoints" / "latest.pt").exists()
+        raise TrainingInterrupted(
+            "interrupted; {resume} continues from the last checkpoint" if saved else
+            "interrupted before the run's first checkpoint; {resume} starts it over",
+            run_dir) from None
+    finally:
+        writer.close()
+    atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
+    return {"run_dir": str(run_dir), **metrics}

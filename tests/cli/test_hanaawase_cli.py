@@ -1,0 +1,42 @@
+"""The command lines with Hana-awase: a person plays a round in the terminal against two
+bots, and train.py runs a Hana-awase config."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import play
+import train
+
+
+def test_a_person_plays_a_whole_round_against_two_bots(monkeypatch, capsys) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 40))
+    assert play.main(["--game", "hanaawase", "--players", "3", "--rounds", "1", "--seed", "5",
+                      "--bot", "greedy", "--seat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "You are player_1" in out and "round 1 over:" in out
+    assert re.search(r"you: \d+ card points", out) and "match over." in out
+    assert out.count("your move:") == 7, "a three-player hand is seven cards"
+
+
+def test_bad_hanaawase_options_are_named(capsys) -> None:
+    assert play.main(["--game", "hanaawase", "--players", "9"]) == 2
+    assert "from 2 to 7" in capsys.readouterr().err
+    try:
+        play.main(["--game", "hanaawase", "--players", "3", "--seat", "3"])
+    except SystemExit as stop:
+        assert stop.code == 2
+    assert "--seat must be 0..2" in capsys.readouterr().err
+
+
+def test_train_py_runs_a_hanaawase_config(tmp_path: Path, capsys) -> None:
+    code = train.main(["--config", "configs/hanaawase.yaml", "--run-dir", str(tmp_path / "r"),
+                       "total_decisions=56", "num_envs=8", "hidden=8", "layers=1",
+                       "warmstart_decisions=0", "eval_every=0", "progress_bar=false"])
+    assert code == 0
+    assert (tmp_path / "r" / "checkpoints" / "latest.pt").is_file()
+    assert "game: hanaawase" in (tmp_path / "r" / "config.yaml").read_text()
+    assert train.main(["--config", "configs/hanaawase.yaml", "n_envs=3"]) == 2
+    assert "unknown config key" in capsys.readouterr().err
