@@ -42,16 +42,19 @@ def check_workers(workers: Any, what: str = "workers") -> int:
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
     """Start (or join) Ray unless this process already did; returns the module.
 
-    ``address`` None starts a local instance (``num_cpus`` of it) or joins the one named by
-    ``RAY_ADDRESS`` or started on this machine by ``ray start --head``."""
+    ``address`` None joins the Ray named by ``RAY_ADDRESS`` or started on this machine by
+    ``ray start --head``, else starts a local one; ``num_cpus`` always starts a local one
+    of that many CPUs (the tests' own)."""
     ray = import_ray()
     if ray.is_initialized():
         return ray
-    if address is not None or os.environ.get("RAY_ADDRESS"):
+    if address not in (None, "local") or (address is None and os.environ.get("RAY_ADDRESS")):
         runtime_env: dict[str, Any] = {"working_dir": str(ROOT), "excludes": UPLOAD_EXCLUDES}
     else:
         paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
         runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}}
+    if num_cpus is not None and address is None:
+        address = "local"
     ray.init(address=address, num_cpus=num_cpus, include_dashboard=False,
              runtime_env=runtime_env, logging_level="warning")
     return ray
