@@ -10,11 +10,14 @@ League (every pair plays; Elo ratings fitted from the pairwise results)::
 
 An agent is a baseline name (random, greedy, expert), a checkpoint path, sb3:MODEL.zip (a
 Stable-Baselines3 model) or module:name (an importable object with act(obs, mask)).
+``--ray N`` plays the waves of ``--batch`` matches as Ray tasks, N at once, with the same
+results.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -53,6 +56,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch", type=positive_int, default=1024,
                         help="games stepped together (the deals do not depend on it; "
                         "the baselines' random tie-breaks do)")
+    parser.add_argument("--ray", type=positive_int, default=0, metavar="N",
+                        help="play the waves of matches as Ray tasks, N at once (pip install "
+                        "-e '.[ray]'; RAY_ADDRESS joins a cluster); the same results")
     parser.add_argument("--json", metavar="PATH",
                         help="write the full results as JSON to this new file")
     parser.add_argument("--records", metavar="DIR",
@@ -68,6 +74,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"give exactly two agents (got {len(args.agents)}) or --league A B ...")
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two agents")
+    if args.ray and importlib.util.find_spec("ray") is None:
+        parser.error("--ray needs Ray: pip install -e '.[ray]'")
     if args.json is not None:
         problem = output_path_problem(args.json, [*(args.league or args.agents), args.rules],
                                       args.overwrite)
@@ -166,12 +174,12 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)  # progress, not results: a closed stdout must not stop the run
     start = time.perf_counter()
     if args.league:
-        result = round_robin(agents, args.matches, rules, args.seed, args.batch)
+        result = round_robin(agents, args.matches, rules, args.seed, args.batch, args.ray)
         text = format_league(result)
     else:
         records: list | None = [] if args.records else None
         result = play_matches(agents[0], agents[1], args.matches, rules, args.seed, args.batch,
-                              records)
+                              records, (args.seed, args.seed + 1), args.ray)
         text = format_head_to_head(result)
         for j, match in enumerate(records or []):
             write_record(Path(args.records) / f"match_{j + 1:05d}.json", match)

@@ -60,6 +60,21 @@ def warmstart_rate(cfg: PPOConfig, trainer: Trainer, batches: int) -> float:
     return batches * trainer.batch_steps / (time.perf_counter() - start)
 
 
+def timed_updates(trainer: Trainer, updates: int) -> tuple[list[float], list[float]]:
+    """Decisions/s of each of ``updates`` PPO updates (rollout and learning step), and the
+    rollout's share of each update's time."""
+    rates, collect_share = [], []
+    for _ in range(updates):
+        start = time.perf_counter()
+        buf, _ = trainer.collect()
+        collected = time.perf_counter()
+        trainer.learn(buf)
+        elapsed = time.perf_counter() - start
+        rates.append(trainer.batch_steps / elapsed)
+        collect_share.append((collected - start) / elapsed)
+    return rates, collect_share
+
+
 def target_verdict(config: str | Path, median: float) -> str:
     """The 10 k target is set for the default config only; another config is not judged
     against it (a smoke config is meant to be small, not fast)."""
@@ -95,15 +110,7 @@ def main(argv: list[str] | None = None) -> None:
         for step in range(snapshots):  # a steady-state pool
             trainer.pool.add_snapshot(trainer.network, step)
         trainer.learn(trainer.collect()[0])  # warm-up update, not timed
-        rates, collect_share = [], []
-        for _ in range(args.updates):
-            start = time.perf_counter()
-            buf, _ = trainer.collect()
-            collected = time.perf_counter()
-            trainer.learn(buf)
-            elapsed = time.perf_counter() - start
-            rates.append(trainer.batch_steps / elapsed)
-            collect_share.append((collected - start) / elapsed)
+        rates, collect_share = timed_updates(trainer, args.updates)
     median = statistics.median(rates)
     p10, p90 = (float(np.percentile(rates, q)) for q in (10, 90))
     print(f"  PPO update, end to end: median {median:>10,.0f} decisions/s (p10–p90 "

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.bots.base import AgentLike
+from agents.eval.matches import wave_seed
 from agents.eval.stats import Z95
 from hanafuda_env import cards as C
 from hanafuda_env.core import DECIDE, KOIKOI, STOCK_SIZE, STOP, KoiKoiCore
@@ -389,12 +390,18 @@ def mean_ci(samples: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray
 def estimate_decision_value(snapshot: KoiKoiCore | DecisionPoints, policy: AgentLike,
                             n_rollouts: int = 64, mode: str = "resampled", seed: int = 0,
                             horizon: str = "match", opponent: AgentLike | None = None,
-                            max_batch: int = 32768) -> DecisionValues:
+                            max_batch: int = 32768,
+                            agent_seeds: tuple[int, int] | None = None,
+                            workers: int = 0) -> DecisionValues:
     """Value of stop and of koi-koi at every decision point of ``snapshot``, batched.
 
     ``policy`` plays both seats after the decision (``opponent``, when given, plays the
     decider's opponent instead). ``horizon="round"`` stops at the round's end (match values
     NaN; much cheaper). Points are processed in chunks of at most ``max_batch`` games.
+    ``agent_seeds``: the policy's and the opponent's seeds, restarted at each chunk
+    (``agents.eval.matches.wave_seed``), so a chunk's values do not depend on the chunks
+    before it. ``workers``: the chunks as Ray tasks, that many at once (needs
+    ``agent_seeds``; the same values as the local path).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -408,13 +415,36 @@ def estimate_decision_value(snapshot: KoiKoiCore | DecisionPoints, policy: Agent
     k = int(n_rollouts)
     n = core.n_games
     chunk = max(1, max_batch // (2 * k))
+    chunks = [np.arange(start, min(n, start + chunk)) for start in range(0, n, chunk)]
+    settings = (policy, opponent, k, mode, seed, horizon, agent_seeds)
+    if workers:
+        from agents.eval.ray_tasks import check_workers, init_ray, ordered_map
+
+        check_workers(workers)
+        if agent_seeds is None:
+            raise ValueError("estimate_decision_value(workers=...) needs agent_seeds: each "
+                             "Ray task restarts the rollout agents' streams at its chunk")
+        shared = init_ray().put(settings)
+        parts = ordered_map(value_chunk, [(core.fork(games).state_dict(), core.rules, games,
+                                           c, shared) for c, games in enumerate(chunks)],
+                            workers)
+    else:
+        parts = [_rollout_chunk(core, games, games, c, *settings)
+                 for c, games in enumerate(chunks)]
     points = np.zeros((2, n, k))
     match = np.full((2, n, k), np.nan)
-    for start in range(0, n, chunk):
-        games = np.arange(start, min(n, start + chunk))
-        p, m = _rollout_chunk(core, games, policy, opponent, k, mode, seed, horizon)
+    for games, (p, m) in zip(chunks, parts):
         points[:, games], match[:, games] = p, m
     return DecisionValues(mode, horizon, k, points, match)
+
+
+def value_chunk(state: dict[str, np.ndarray], rules: RuleSpec, points: np.ndarray,
+                chunk: int, settings: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """One chunk of :func:`estimate_decision_value` in a Ray worker: its decision points'
+    games (a core's ``state_dict``), their point numbers and the chunk's number."""
+    core = KoiKoiCore(len(points), rules, seed=0)
+    core.load_state_dict(state)
+    return _rollout_chunk(core, np.arange(len(points)), points, chunk, *settings)
 
 
 def point_worlds(core: KoiKoiCore, games: np.ndarray, points: np.ndarray | Sequence[int],
@@ -444,11 +474,18 @@ def rollout_worlds(core: KoiKoiCore, games: np.ndarray, copies: int, mode: str =
     return worlds
 
 
-def _rollout_chunk(core: KoiKoiCore, games: np.ndarray, policy: AgentLike,
-                   opponent: AgentLike | None, k: int, mode: str, seed: int, horizon: str
+def _rollout_chunk(core: KoiKoiCore, games: np.ndarray, points: np.ndarray, chunk: int,
+                   policy: AgentLike, opponent: AgentLike | None, k: int, mode: str, seed: int,
+                   horizon: str, agent_seeds: tuple[int, int] | None
                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Both branches of ``games`` of ``core`` (decision points number ``points``), the
+    ``chunk``-th chunk of the points."""
     n = len(games)
-    worlds = point_worlds(core, games, games, k, mode, seed)
+    if agent_seeds is not None:
+        for agent, agent_seed in zip((policy, opponent), agent_seeds):
+            if callable(getattr(agent, "seed", None)):
+                agent.seed(wave_seed(agent_seed, chunk))
+    worlds = point_worlds(core, games, points, k, mode, seed)
     decider = worlds.mover.astype(np.int64)
     nk = n * k
     branches = worlds.fork(np.concatenate([np.arange(nk), np.arange(nk)]))  # pairs share all

@@ -10,8 +10,15 @@ from typing import Any
 import numpy as np
 
 from agents.bots.base import AgentLike
-from agents.eval.matches import play_resolved_matches, warn_other_rules
-from hanafuda_env.rules import RuleSpec, resolve_rules
+from agents.eval.matches import (
+    MatchTally,
+    n_waves,
+    play_resolved_matches,
+    play_waves,
+    summarize_matches,
+    warn_other_rules,
+)
+from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 
 
 def fit_elo(names: Sequence[str], score: np.ndarray, games: np.ndarray,
@@ -75,14 +82,15 @@ def _unlinked(linked: np.ndarray) -> list[int]:
 
 
 def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = None,
-                seed: int = 0, batch: int = 1024) -> dict[str, Any]:
+                seed: int = 0, batch: int = 1024, workers: int = 0) -> dict[str, Any]:
     """Every pair of agents plays ``n_matches``; a pairwise table and fitted Elo ratings.
 
     All pairs use the same deal seed (common random numbers), and agents that have
-    ``seed()`` are reseeded for each pair (the first with ``seed``, the second with
-    ``seed + 1``, as ``evaluate.py`` seeds a head-to-head), so a pair's result does not depend
-    on the other agents or their order. Ratings are anchored at random = 1000 when an agent
-    named ``random`` takes part, else at a mean of 1500.
+    ``seed()`` are reseeded for each pair and wave (the first with ``seed``, the second with
+    ``seed + 1``, as ``evaluate.py`` seeds a head-to-head; see ``matches.wave_seed``), so a
+    pair's result does not depend on the other agents or their order. Ratings are anchored
+    at random = 1000 when an agent named ``random`` takes part, else at a mean of 1500.
+    ``workers``: play the pairs' waves as Ray tasks, that many at once (the same results).
     """
     if len(agents) < 2:
         raise ValueError("a league needs at least two agents")
@@ -92,18 +100,18 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
     k = len(agents)
     score = np.zeros((k, k))
     games = np.zeros((k, k))
-    pairs = []
-    for i, j in combinations(range(k), 2):
-        for agent, agent_seed in ((agents[i], seed), (agents[j], seed + 1)):
-            if callable(getattr(agent, "seed", None)):
-                agent.seed(agent_seed)
-        result = play_resolved_matches(agents[i], agents[j], n_matches, rule_set, seed, batch)
+    pairings = list(combinations(range(k), 2))
+    if workers:
+        pairs = _play_pairs_on_ray(agents, pairings, n_matches, rule_set, seed, batch, workers)
+    else:
+        pairs = [play_resolved_matches(agents[i], agents[j], n_matches, rule_set, seed, batch,
+                                       agent_seeds=(seed, seed + 1)) for i, j in pairings]
+    for (i, j), result in zip(pairings, pairs):
         result["agent_a"] = result["a"]["name"] = names[i]
         result["agent_b"] = result["b"]["name"] = names[j]
         s = result["wins"] + 0.5 * result["draws"]
         score[i, j], score[j, i] = s, n_matches - s
         games[i, j] = games[j, i] = n_matches
-        pairs.append(result)
     elo = fit_elo(names, score, games)
     table = {names[i]: {names[j]: (score[i, j] / games[i, j] if games[i, j] else None)
                         for j in range(k)} for i in range(k)}
@@ -112,6 +120,25 @@ def round_robin(agents: Sequence[AgentLike], n_matches: int, rules: RuleSpec = N
             "score_table": table,
             "elo": elo, "elo_anchor": "random=1000" if "random" in names else "mean=1500",
             "pairs": pairs}
+
+
+def _play_pairs_on_ray(agents: Sequence[AgentLike], pairings: Sequence[tuple[int, int]],
+                       n_matches: int, rules: RuleSet, seed: int, batch: int, workers: int
+                       ) -> list[dict[str, Any]]:
+    """Each pair's waves as Ray tasks, seeded as the local path seeds them; one
+    ``play_matches`` result per pair, in the order of ``pairings``."""
+    from agents.eval.ray_tasks import check_workers, init_ray, ordered_map
+
+    check_workers(workers)
+    ray = init_ray()
+    waves = n_waves(n_matches, batch)
+    shared = [ray.put(agent) for agent in agents]
+    calls = [(shared[i], shared[j], n_matches, rules, seed, batch, [wave], (seed, seed + 1))
+             for i, j in pairings for wave in range(waves)]
+    tallies = ordered_map(play_waves, calls, workers)
+    return [summarize_matches(MatchTally.merged(tallies[p * waves:(p + 1) * waves]),
+                              agents[i].name, agents[j].name, rules, seed, batch)
+            for p, (i, j) in enumerate(pairings)]
 
 
 def _unique_names(names: Sequence[str]) -> list[str]:

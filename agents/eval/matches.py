@@ -12,6 +12,11 @@ half the matches and deals first in half of them. Deals depend only on ``seed`` 
 never on ``batch``. Each game of a wave counts for one match only: once its match ends, the
 game is driven by cheap random moves until the wave is over, and nothing it does is counted.
 
+A wave is played by :func:`play_waves` and its :class:`MatchTally` merged with the others' in
+match order, so waves can be played apart (as Ray tasks: ``workers``). With ``agent_seeds``,
+an agent that has ``seed()`` restarts its stream at each wave (:func:`wave_seed`), so a wave's
+moves do not depend on the waves before it.
+
 Everything returned is plain Python (JSON-serialisable).
 """
 
@@ -64,6 +69,14 @@ class _SideStats:
         self.calls += int((deciding & (actions == KOIKOI)).sum())
         return actions
 
+    def add(self, other: _SideStats) -> None:
+        """Count another wave's moves, decisions and yaku in with these."""
+        for name in ("moves", "seconds", "decisions", "calls", "rounds_called", "paid_off",
+                     "rounds_won"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name, count in other.yaku.items():
+            self.yaku[name] = self.yaku.get(name, 0) + count
+
     def summary(self, name: str, n_rounds: int) -> dict[str, Any]:
         return {
             "name": name,
@@ -94,7 +107,8 @@ def warn_other_rules(agents: Sequence[AgentLike], rules: RuleSet) -> None:
 
 
 def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSpec = None,
-                 seed: int = 0, batch: int = 1024, records: list[Match] | None = None
+                 seed: int = 0, batch: int = 1024, records: list[Match] | None = None,
+                 agent_seeds: tuple[int, int] | None = None, workers: int = 0
                  ) -> dict[str, Any]:
     """Play ``n_matches`` complete matches of A against B; statistics from A's side.
 
@@ -106,59 +120,146 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     counts of the rounds each agent won, how rounds ended, and seat balance. ``records``: a
     list the game records of the matches are appended to, in match order
     (:mod:`hanafuda_env.records`; slower: each game is followed in a plain one-game engine).
+    ``agent_seeds``: A's and B's seeds, restarted at each wave (see the module docstring).
+    ``workers``: play the waves as Ray tasks, that many at once (needs ``agent_seeds``; the
+    results are those of the local path, timings aside).
     """
     rules = resolve_rules(rules)
     warn_other_rules((agent_a, agent_b), rules)
-    return play_resolved_matches(agent_a, agent_b, n_matches, rules, seed, batch, records)
+    return play_resolved_matches(agent_a, agent_b, n_matches, rules, seed, batch, records,
+                                 agent_seeds, workers)
 
 
 def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSet,
-                          seed: int, batch: int, records: list[Match] | None = None
+                          seed: int, batch: int, records: list[Match] | None = None,
+                          agent_seeds: tuple[int, int] | None = None, workers: int = 0
                           ) -> dict[str, Any]:
     """:func:`play_matches` once the agents' rules were looked at (by it or ``round_robin``)."""
     if n_matches < 1:
         raise ValueError(f"n_matches must be at least 1, got {n_matches}")
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
+    if workers:
+        tally = _play_waves_on_ray(agent_a, agent_b, n_matches, rules, seed, batch,
+                                   agent_seeds, records is not None, workers)
+    else:
+        tally = play_waves(agent_a, agent_b, n_matches, rules, seed, batch,
+                           range(n_waves(n_matches, batch)), agent_seeds, records is not None)
+    if records is not None:
+        records += tally.records
+    return summarize_matches(tally, agent_a.name, agent_b.name, rules, seed, batch)
+
+
+@dataclass
+class MatchTally:
+    """What some waves of matches produced, per match in match order: what the summary of
+    :func:`play_matches` is computed from, and what waves played apart are merged into."""
+
+    results: np.ndarray  # int8: +1 A won, 0 draw, -1 A lost
+    points: np.ndarray  # int64: A's points in the match
+    rounds: np.ndarray  # int64: rounds the match lasted
+    reasons: dict[str, int]  # how the rounds ended
+    sides: tuple[_SideStats, _SideStats]
+    records: list[Match]  # the game records, when asked for
+
+    @classmethod
+    def merged(cls, parts: Sequence[MatchTally]) -> MatchTally:
+        """One tally of consecutive waves' tallies, given in match order."""
+        sides = (_SideStats(), _SideStats())
+        reasons: dict[str, int] = {}
+        for part in parts:
+            for side, other in zip(sides, part.sides):
+                side.add(other)
+            for name, count in part.reasons.items():
+                reasons[name] = reasons.get(name, 0) + count
+        return cls(*(np.concatenate([getattr(p, k) for p in parts])
+                     for k in ("results", "points", "rounds")),
+                   dict(sorted(reasons.items())), sides, [r for p in parts for r in p.records])
+
+
+def n_waves(n_matches: int, batch: int) -> int:
+    return -(-n_matches // batch)
+
+
+def wave_seed(seed: int, wave: int) -> int:
+    """An agent's seed for one wave: its own seed for the first (a single wave plays as an
+    agent seeded once would), a hash of both for later ones."""
+    return int(seed) if wave == 0 else int(np.random.SeedSequence([int(seed), wave])
+                                           .generate_state(1)[0])
+
+
+def play_waves(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSet,
+               seed: int, batch: int, waves: Sequence[int],
+               agent_seeds: tuple[int, int] | None = None, records: bool = False
+               ) -> MatchTally:
+    """Play the given waves (of ``batch`` matches; the last may be shorter) of the
+    ``n_matches`` of :func:`play_matches`, in order."""
     pair_seeds = game_seeds(int(seed), (n_matches + 1) // 2)
+    parts = []
+    for wave in waves:
+        j = np.arange(wave * batch, min((wave + 1) * batch, n_matches))
+        if agent_seeds is not None:
+            for agent, agent_seed in zip((agent_a, agent_b), agent_seeds):
+                if callable(getattr(agent, "seed", None)):
+                    agent.seed(wave_seed(agent_seed, wave))
+        parts.append(_play_wave(agent_a, agent_b, j, rules, pair_seeds,
+                                np.random.default_rng([int(seed), wave]), records))
+    return MatchTally.merged(parts)
+
+
+def _play_wave(agent_a: AgentLike, agent_b: AgentLike, j: np.ndarray, rules: RuleSet,
+               pair_seeds: np.ndarray, filler: np.random.Generator, records: bool
+               ) -> MatchTally:
+    """Matches ``j`` stepped together in one core."""
     sides = (_SideStats(), _SideStats())
-    results = np.zeros(n_matches, dtype=np.int8)  # +1 A won, 0 draw, -1 A lost
-    match_points = np.zeros(n_matches, dtype=np.int64)
-    match_rounds = np.zeros(n_matches, dtype=np.int64)
-    reasons: dict[str, int] = {}
-    filler = np.random.default_rng(seed)
-    yaku_names: tuple[str, ...] = ()
-    for start in range(0, n_matches, batch):
-        j = np.arange(start, min(start + batch, n_matches))
-        seat_a = (j % 2).astype(np.int8)
-        core = KoiKoiCore(len(j), rules, seed=0)
-        yaku_names = core.yaku_names
-        dealt = core.reset(seed=pair_seeds[j // 2], options={"dealer": (j // 2) % 2})
-        wave = _Wave(len(j), seat_a, sides, yaku_names)
-        recorders = None if records is None else _recorders(core, seat_a, (agent_a.name,
-                                                                            agent_b.name))
-        wave.record(dealt)  # a short match may end at the deal
-        while not wave.done.all():
-            mask = core.legal_action_mask()
-            obs = encode_observations(core)
-            actions = core.sample_legal_actions(filler)  # for finished games only
-            live = ~wave.done
-            a_moves = np.flatnonzero(live & (core.mover == seat_a))
-            b_moves = np.flatnonzero(live & (core.mover != seat_a))
-            for agent, side, idx in ((agent_a, sides[0], a_moves), (agent_b, sides[1], b_moves)):
-                if len(idx):
-                    actions[idx] = side.act(agent, obs[idx], mask[idx])
-            outcome = core.step(actions)
-            if recorders is not None:
-                _follow(recorders, live, actions, outcome)
-            wave.record(outcome)
+    seat_a = (j % 2).astype(np.int8)
+    core = KoiKoiCore(len(j), rules, seed=0)
+    dealt = core.reset(seed=pair_seeds[j // 2], options={"dealer": (j // 2) % 2})
+    wave = _Wave(len(j), seat_a, sides, core.yaku_names)
+    recorders = _recorders(core, seat_a, (agent_a.name, agent_b.name)) if records else None
+    wave.record(dealt)  # a short match may end at the deal
+    while not wave.done.all():
+        mask = core.legal_action_mask()
+        obs = encode_observations(core)
+        actions = core.sample_legal_actions(filler)  # for finished games only
+        live = ~wave.done
+        a_moves = np.flatnonzero(live & (core.mover == seat_a))
+        b_moves = np.flatnonzero(live & (core.mover != seat_a))
+        for agent, side, idx in ((agent_a, sides[0], a_moves), (agent_b, sides[1], b_moves)):
+            if len(idx):
+                actions[idx] = side.act(agent, obs[idx], mask[idx])
+        outcome = core.step(actions)
         if recorders is not None:
-            records += [recorder.all_matches()[0] for recorder in recorders]
-        results[j] = wave.result
-        match_points[j] = wave.points
-        match_rounds[j] = wave.counted
-        for code, count in wave.reasons.items():
-            reasons[END_NAMES[code]] = reasons.get(END_NAMES[code], 0) + count
+            _follow(recorders, live, actions, outcome)
+        wave.record(outcome)
+    return MatchTally(wave.result, wave.points, wave.counted,
+                      {END_NAMES[code]: count for code, count in wave.reasons.items()}, sides,
+                      [] if recorders is None else [r.all_matches()[0] for r in recorders])
+
+
+def _play_waves_on_ray(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: RuleSet,
+                       seed: int, batch: int, agent_seeds: tuple[int, int] | None,
+                       records: bool, workers: int) -> MatchTally:
+    """Every wave as a Ray task (``agents.eval.ray_tasks``); the tallies merged in order."""
+    from agents.eval.ray_tasks import check_workers, init_ray, ordered_map
+
+    check_workers(workers)
+    if agent_seeds is None:
+        raise ValueError("play_matches(workers=...) needs agent_seeds: each Ray task restarts "
+                         "the agents' random streams at its wave (evaluate.py passes "
+                         "(seed, seed + 1))")
+    ray = init_ray()
+    shared_a, shared_b = ray.put(agent_a), ray.put(agent_b)
+    calls = [(shared_a, shared_b, n_matches, rules, seed, batch, [wave], tuple(agent_seeds),
+              records) for wave in range(n_waves(n_matches, batch))]
+    return MatchTally.merged(ordered_map(play_waves, calls, workers))
+
+
+def summarize_matches(tally: MatchTally, name_a: str, name_b: str, rules: RuleSet, seed: int,
+                      batch: int) -> dict[str, Any]:
+    """The result dict of :func:`play_matches` from the tally of all its matches."""
+    results, match_points, match_rounds = tally.results, tally.points, tally.rounds
+    n_matches = len(results)
     n_rounds = int(match_rounds.sum())
     wins, draws = int((results == 1).sum()), int((results == 0).sum())
     losses = int((results == -1).sum())
@@ -167,7 +268,7 @@ def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int
     pair = j // 2
     pair_points, pair_matches = np.bincount(pair, match_points), np.bincount(pair)
     return {
-        "agent_a": agent_a.name, "agent_b": agent_b.name, "rules": rules.name,
+        "agent_a": name_a, "agent_b": name_b, "rules": rules.name,
         "rule_set": rules.to_dict(), "rounds_per_match": rules.rounds,
         "target_score": rules.target_score, "matches": n_matches, "seed": int(seed),
         "batch": int(batch), "wins": wins, "draws": draws, "losses": losses,
@@ -176,11 +277,11 @@ def play_resolved_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int
         "points_per_match": pair_mean_interval(pair_points, pair_matches),
         "points_per_round": pair_mean_interval(pair_points, np.bincount(pair, match_rounds)),
         "rounds": n_rounds,
-        "round_ends": dict(sorted(reasons.items())),
+        "round_ends": dict(sorted(tally.reasons.items())),
         "seats": {"a_at_seat_0": int((j % 2 == 0).sum()), "a_at_seat_1": int((j % 2).sum()),
                   "a_deals_first": int(((j % 2) == (j // 2) % 2).sum())},
-        "a": sides[0].summary(agent_a.name, n_rounds),
-        "b": sides[1].summary(agent_b.name, n_rounds),
+        "a": tally.sides[0].summary(name_a, n_rounds),
+        "b": tally.sides[1].summary(name_b, n_rounds),
     }
 
 

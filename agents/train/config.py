@@ -8,6 +8,7 @@ fails here, with the allowed ones named, before any env or network is built.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import math
 import re
 import time
@@ -85,6 +86,10 @@ class PPOConfig:
     torch_threads: int = 1  # 2 on an idle 2-core machine: +35 %; with one core busy: -70 %
     log_dir: str = "runs"
     progress_bar: bool = True
+    # Rollouts on this many Ray actors, n_envs / ray_workers games each (0: in this process;
+    # agents.train.ray_rollouts); ray_address joins a running cluster (null: a local Ray).
+    ray_workers: int = 0
+    ray_address: str | None = None
 
     # Resume passes False: checkpoint files named as pool or evaluation opponents are in the
     # run's checkpoint, and the warm-start teacher is done with; the files are not needed
@@ -157,6 +162,7 @@ class PPOConfig:
             raise ConfigError(f"best_opponent must be one of eval_opponents "
                               f"{self.eval_opponents} (with eval_interval > 0), got "
                               f"{self.best_opponent!r}")
+        _check_ray(self.ray_workers, self.ray_address, self.n_envs)
         resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
 
     @classmethod
@@ -237,6 +243,23 @@ def _check_number(name: str, value: Any, low: float, high: float | None = None,
                           f"{bounds}, got {value!r}")
 
 
+def _check_ray(workers: Any, address: Any, n_envs: int) -> None:
+    """Ray workers split the games evenly, and need Ray installed (checked without importing
+    it: the default path never does)."""
+    _check_number("ray_workers", workers, low=0, integer=True)
+    if address is not None and (not isinstance(address, str) or not address):
+        raise ConfigError(f"ray_address must be a Ray cluster address (host:port, 'auto', "
+                          f"ray://host:port) or null, got {address!r}")
+    if address is not None and not workers:
+        raise ConfigError("ray_address names a Ray cluster for the rollout workers; give "
+                          "ray_workers=N (N > 0) too")
+    if workers and n_envs % workers:
+        raise ConfigError(f"n_envs ({n_envs}) must be a multiple of ray_workers ({workers}): "
+                          "each worker plays n_envs / ray_workers games")
+    if workers and importlib.util.find_spec("ray") is None:
+        raise ConfigError(f"ray_workers={workers} needs Ray: pip install -e '.[ray]'")
+
+
 def _check_agent(key: str, spec: Any, files: bool = True) -> None:
     """A baseline name or (``files``: an existing) checkpoint path."""
     from agents.bots.registry import BASELINES, folder_hint, is_baseline_name
@@ -249,6 +272,8 @@ def _check_agent(key: str, spec: Any, files: bool = True) -> None:
 
 # Keys that may change when a run is resumed; any other change would make it another run.
 RESUMABLE_KEYS = ("total_decisions", "progress_bar")
+# Where a resumed run's workers run may change too: the run stays the same.
+PLACEMENT_KEYS = ("ray_address",)
 
 
 def resume_config(run_dir: str | Path, changes: dict[str, Any],
@@ -296,10 +321,12 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
             return resolve_rules(value) == resolve_rules(saved.rules)
         return value == getattr(saved, key)
 
-    fixed = sorted(k for k, v in changes.items() if k not in RESUMABLE_KEYS and not same(k, v))
+    fixed = sorted(k for k, v in changes.items()
+                   if k not in RESUMABLE_KEYS + PLACEMENT_KEYS and not same(k, v))
     if fixed:
         raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE_KEYS)} "
-                          f"may change, not {fixed}")
+                          f"may change (and {', '.join(PLACEMENT_KEYS)}: where its workers "
+                          f"run), not {fixed}")
     return resumed
 
 

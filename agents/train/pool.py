@@ -138,8 +138,15 @@ class OpponentPool:
         return {"entries": [vars(e).copy() for e in self.entries],
                 "learner_elo": self.learner_elo, "snapshots_made": self._snapshots_made}
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
+    def load_state_dict(self, state: dict[str, Any], keep_agents: bool = False) -> None:
+        """``keep_agents``: the agents already built stay for the entries that are the same
+        (name, kind and snapshot number: an entry's weights never change), so a Ray worker
+        that loads the driver's pool every update builds only the new snapshots."""
+        before = [(e.name, e.kind, e.made) for e in self.entries]
         self.entries = [PoolEntry(**e) for e in state["entries"]]
         self.learner_elo = state["learner_elo"]
         self._snapshots_made = state["snapshots_made"]
-        self._agents.clear()
+        now = [(e.name, e.kind, e.made) for e in self.entries]
+        self._agents = {i: agent for i, agent in self._agents.items()
+                        if keep_agents and i < min(len(before), len(now))
+                        and before[i] == now[i]}

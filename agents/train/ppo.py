@@ -19,8 +19,10 @@ The algorithm, top to bottom (the CleanRL layout):
    how often the learner still fails to beat them (see ``selfplay``). Evaluation against
    the baselines, TensorBoard scalars and atomic checkpoints follow their own intervals.
 
-The settings (:class:`~agents.train.config.PPOConfig`), their checks and resuming rules live
-in :mod:`agents.train.config`; opening, resuming and interrupting a run (``train``) in
+Steps 1–3 are :class:`RolloutCollector`'s: the trainer's own, or (``ray_workers``) one per
+Ray actor, whose buffers the learner joins (:mod:`agents.train.ray_rollouts`). The settings
+(:class:`~agents.train.config.PPOConfig`), their checks and resuming rules live in
+:mod:`agents.train.config`; opening, resuming and interrupting a run (``train``) in
 :mod:`agents.train.run`.
 """
 
@@ -155,7 +157,6 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)  # the network's initial weights
         self.rules = resolve_rules(cfg.rules)
-        self.env = make_env(cfg, self.rules, cfg.seed)
         self.net_kwargs: dict[str, Any] = {"hidden": cfg.hidden, "layers": cfg.layers}
         if cfg.card_features:
             self.net_kwargs["card_features"] = True
@@ -181,13 +182,7 @@ class Trainer:
         self.n_updates = max(1, cfg.total_decisions // self.batch_steps)
         self.update = 0
         self.global_step = 0
-        self.obs, info = self.env.reset(seed=cfg.seed)
-        self.mask, self.seat = info["action_mask"], info["seat"]
-        self.learner_seat = self.rng.integers(0, 2, cfg.n_envs)
-        self.opponent = self.pool.sample(cfg.n_envs, self.rng, cfg.self_play_fraction) if len(
-            self.pool) else np.full(cfg.n_envs, SELF)
-        self.episode_return = np.zeros((cfg.n_envs, 2), dtype=np.float64)
-        self.waiting = WaitingRewards.fresh(cfg.n_envs)  # early rewards, not yet credited
+        self._open_collection()
         self.history: list[dict[str, float]] = []
         self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
         self.saved_update: int | None = None  # of checkpoints/latest.pt
@@ -211,102 +206,31 @@ class Trainer:
         self.network.load_state_dict(payload["model"])
 
     # ---------------------------------------------------------------- rollout
+    def _open_collection(self) -> None:
+        """The games the rollouts play, in this process (``RayTrainer``: on Ray actors)."""
+        self.collector = RolloutCollector(self.cfg, self.rules, self.network, self.critic,
+                                          self.pool, self.cfg.n_envs, self.cfg.seed, self.rng,
+                                          self.torch_rng)
+
     def collect(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """One rollout of ``n_steps`` on every env: the learner's rows (the buffer PPO
         learns from) and what the rollout saw (episode returns, pool results, koi-koi)."""
-        cfg, n = self.cfg, self.cfg.n_envs
-        shape = (cfg.n_steps, n)
-        buf = {
-            "obs": np.zeros((*shape, self.obs.shape[1]), dtype=np.float32),
-            "mask": np.zeros((*shape, self.mask.shape[1]), dtype=bool),
-            "action": np.zeros(shape, dtype=np.int64),
-            "logprob": np.zeros(shape, dtype=np.float32),
-            "value": np.zeros(shape, dtype=np.float32),
-            "seat": np.zeros(shape, dtype=np.int64),
-            "train": np.zeros(shape, dtype=bool),
-            "reward": np.zeros((*shape, 2), dtype=np.float32),
-            "done": np.zeros(shape, dtype=bool),
-        }
-        self.pool.reseed(cfg.seed * 100_003 + self.update)
-        stats = {"learner_rounds": 0, "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
-                 "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
-                 "learner_rounds_won": 0, "pool_points": []}
-        if self.critic is not None:
-            buf["critic_obs"] = np.zeros((*shape, CRITIC_INPUT_DIM), dtype=np.float32)
-        for t in range(cfg.n_steps):
-            learner = (self.opponent == SELF) | (self.seat == self.learner_seat)
-            with torch.no_grad():
-                logits, value = self.network(torch.as_tensor(self.obs),
-                                             torch.as_tensor(self.mask))
-                if self.critic is not None:
-                    buf["critic_obs"][t] = critic_input(self.obs, self.env.core)
-                    value = self.critic(torch.as_tensor(buf["critic_obs"][t]))
-                action = sample_actions(logits, self.torch_rng)
-                logprob = torch.log_softmax(logits, dim=-1).gather(1, action[:, None]).squeeze(1)
-            action = action.numpy()
-            for opp in np.unique(self.opponent[~learner]):
-                idx = np.flatnonzero(~learner & (self.opponent == opp))
-                action[idx] = self.pool.agent(int(opp)).act(self.obs[idx], self.mask[idx])
-            deciding = learner & (self.obs[:, _PHASE_DECIDE] > 0)
-            stats["koikoi_calls"] += int((deciding & (action == KOIKOI)).sum())
-            stats["stops"] += int((deciding & (action == STOP)).sum())
-            buf["obs"][t], buf["mask"][t], buf["action"][t] = self.obs, self.mask, action
-            buf["logprob"][t], buf["value"][t] = logprob.numpy(), value.numpy()
-            buf["seat"][t], buf["train"][t] = self.seat, learner
-            self.obs, rewards, terminated, truncated, info = self.env.step(action)
-            done = terminated | truncated
-            buf["reward"][t] = rewards * cfg.reward_scale
-            buf["done"][t] = done
-            later = info["next_episode"]  # rounds dealt after an episode ended: new seats
-            self._round_stats(info["round_results"], stats, ~later)
-            self.mask, self.seat = info["action_mask"], info["seat"]
-            self.episode_return += rewards
-            if done.any():
-                self._episodes_ended(np.flatnonzero(done))
-            self._round_stats(info["round_results"], stats, later)
-        with torch.no_grad():
-            # The critic is trained on states where its seat is to move: bootstrap the
-            # mover's stream with its value and the other seat's with the negation (zero-sum).
-            _, value = self.network(torch.as_tensor(self.obs), torch.as_tensor(self.mask))
-            if self.critic is not None:
-                value = self.critic(torch.as_tensor(critic_input(self.obs, self.env.core)))
-        mover_value = value.numpy()
-        last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
-                        -mover_value[:, None]).astype(np.float32)
-        buf["advantage"], self.waiting = compute_gae(
-            buf["reward"], buf["done"], buf["seat"], buf["value"], last, cfg.gamma,
-            cfg.gae_lambda, self.waiting)
-        buf["return"] = buf["advantage"] + buf["value"]
+        buf, stats = self.collector.collect(self.update)
         self.global_step += self.batch_steps
         return buf, stats
 
-    def _episodes_ended(self, games: np.ndarray) -> None:
-        for g in games:
-            if self.opponent[g] != SELF:
-                self.pool.record(int(self.opponent[g]),
-                                 self.episode_return[g, self.learner_seat[g]])
-        self.episode_return[games] = 0.0
-        if len(self.pool):
-            self.opponent[games] = self.pool.sample(len(games), self.rng,
-                                                    self.cfg.self_play_fraction)
-        self.learner_seat[games] = self.rng.integers(0, 2, len(games))
+    def close(self) -> None:
+        """Release what the rollouts hold outside this process (nothing here)."""
 
-    def _round_stats(self, rounds: RoundResults, stats: dict, rows: np.ndarray) -> None:
-        """Add the round rows selected by ``rows`` to the statistics, as played by the seats
-        each game's learner and opponent hold now."""
-        for k in np.flatnonzero(rows):
-            g = rounds.game[k]
-            seats = (0, 1) if self.opponent[g] == SELF else (int(self.learner_seat[g]),)
-            for s in seats:
-                if self.opponent[g] != SELF:
-                    stats["pool_points"].append(rounds.reward[k, s])
-                stats["learner_rounds"] += 1
-                if rounds.koikoi_calls[k, s] > 0:
-                    stats["koikoi_rounds"] += 1
-                    stats["koikoi_won"] += int(rounds.winner[k] == s)
-                if rounds.winner[k] == s:
-                    stats["learner_rounds_won"] += 1
-                    stats["yaku"] += rounds.yaku[k] > 0
+    # The collector's state, by the names a run's code and tests read.
+    env = property(lambda self: self.collector.env)
+    obs = property(lambda self: self.collector.obs)
+    mask = property(lambda self: self.collector.mask)
+    seat = property(lambda self: self.collector.seat)
+    learner_seat = property(lambda self: self.collector.learner_seat)
+    opponent = property(lambda self: self.collector.opponent)
+    episode_return = property(lambda self: self.collector.episode_return)
+    waiting = property(lambda self: self.collector.waiting)
 
     # ----------------------------------------------------------------- update
     def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
@@ -370,10 +294,6 @@ class Trainer:
     # -------------------------------------------------------- save / resume
     def state(self) -> dict[str, Any]:
         """Everything a resumed run needs, as tensors and plain values (loads safely)."""
-        arrays = {"env": self.env.state_dict(), "learner_seat": self.learner_seat,
-                  "opponent": self.opponent, "episode_return": self.episode_return,
-                  "waiting_amount": self.waiting.amount,
-                  "waiting_undecided": self.waiting.undecided}
         return {
             "model": self.network.state_dict(), "network": self.net_kwargs,
             "critic": self.critic.state_dict() if self.critic is not None else None,
@@ -381,7 +301,7 @@ class Trainer:
             "rules": self.rules.to_dict(), "update": self.update,
             "global_step": self.global_step, "pool": self.pool.state_dict(),
             "rng": self.rng.bit_generator.state, "torch_rng": self.torch_rng.get_state(),
-            "arrays": _to_tensors(arrays), "warm_started": self.warm_started,
+            **self._collection_state(), "warm_started": self.warm_started,
             "history": [{k: float(v) for k, v in row.items()} for row in self.history],
             "best_win_rate": self.best_win_rate, "eval_weights": self.eval_weights,
         }
@@ -396,18 +316,17 @@ class Trainer:
         self.pool.load_state_dict(payload["pool"])
         self.rng.bit_generator.state = payload["rng"]
         self.torch_rng.set_state(payload["torch_rng"])
-        arrays = _to_arrays(payload["arrays"])
-        self.env.load_state_dict(arrays["env"])
-        self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
-        self.episode_return = arrays["episode_return"]
-        self.waiting = WaitingRewards(arrays["waiting_amount"], arrays["waiting_undecided"])
+        self._restore_collection(payload)
         self.history = list(payload["history"])
         self.best_win_rate = float(payload["best_win_rate"])
         self.eval_weights = payload["eval_weights"]
         self.warm_started = payload["warm_started"]
-        self.obs = self.env.observe(self.env.core.mover)
-        self.mask = self.env.core.legal_action_mask()
-        self.seat = self.env.core.mover.astype(np.int64)
+
+    def _collection_state(self) -> dict[str, Any]:
+        return {"arrays": _to_tensors(self.collector.arrays())}
+
+    def _restore_collection(self, payload: dict[str, Any]) -> None:
+        self.collector.load_arrays(_to_arrays(payload["arrays"]))
 
     def save(self, keep: int = 3) -> Path:
         """``latest.pt`` plus the last ``keep`` numbered checkpoints."""
@@ -433,9 +352,149 @@ class Trainer:
         return True
 
 
-def make_env(cfg: PPOConfig, rules: RuleSpec, seed: int) -> KoiKoiVectorEnv:
-    return KoiKoiVectorEnv(cfg.n_envs, rules=rules, episode=cfg.episode, seed=seed,
-                           reward=cfg.reward, round_sigma=cfg.round_sigma)
+class RolloutCollector:
+    """``n_envs`` games of self-play, the learner's seat and opponent in each, and what they
+    carry from one rollout to the next: what a trainer collects with, in its own process or
+    in a Ray worker (``agents.train.ray_rollouts``). ``network``, ``critic``, ``pool`` and
+    the generators are the owner's (the trainer's own, or a worker's copies)."""
+
+    def __init__(self, cfg: PPOConfig, rules: RuleSpec, network: ActorCritic,
+                 critic: Critic | None, pool: OpponentPool, n_envs: int, seed: int,
+                 rng: np.random.Generator, torch_rng: torch.Generator,
+                 pool_seed: Any = lambda seed: seed):
+        """``pool_seed`` maps a rollout's seed for the opponents' own randomness to this
+        collector's (a worker's stream of its own)."""
+        self.cfg, self.network, self.critic, self.pool = cfg, network, critic, pool
+        self.n_envs, self.rng, self.torch_rng, self.pool_seed = n_envs, rng, torch_rng, pool_seed
+        self.env = make_env(cfg, rules, seed, n_envs)
+        self.obs, info = self.env.reset(seed=seed)
+        self.mask, self.seat = info["action_mask"], info["seat"]
+        self.learner_seat = self.rng.integers(0, 2, n_envs)
+        self.opponent = self.pool.sample(n_envs, self.rng, cfg.self_play_fraction) if len(
+            self.pool) else np.full(n_envs, SELF)
+        self.episode_return = np.zeros((n_envs, 2), dtype=np.float64)
+        self.waiting = WaitingRewards.fresh(n_envs)  # early rewards, not yet credited
+
+    def collect(self, update: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """One rollout of ``n_steps`` on every game (of update number ``update``): the
+        buffer with advantages and returns, and what the rollout saw (``Trainer.collect``)."""
+        cfg, n = self.cfg, self.n_envs
+        shape = (cfg.n_steps, n)
+        buf = {
+            "obs": np.zeros((*shape, self.obs.shape[1]), dtype=np.float32),
+            "mask": np.zeros((*shape, self.mask.shape[1]), dtype=bool),
+            "action": np.zeros(shape, dtype=np.int64),
+            "logprob": np.zeros(shape, dtype=np.float32),
+            "value": np.zeros(shape, dtype=np.float32),
+            "seat": np.zeros(shape, dtype=np.int64),
+            "train": np.zeros(shape, dtype=bool),
+            "reward": np.zeros((*shape, 2), dtype=np.float32),
+            "done": np.zeros(shape, dtype=bool),
+        }
+        self.pool.reseed(self.pool_seed(cfg.seed * 100_003 + update))
+        stats = {"learner_rounds": 0, "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
+                 "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
+                 "learner_rounds_won": 0, "pool_points": [], "pool_results": [],
+                 "yaku_names": self.env.core.yaku_names}
+        if self.critic is not None:
+            buf["critic_obs"] = np.zeros((*shape, CRITIC_INPUT_DIM), dtype=np.float32)
+        for t in range(cfg.n_steps):
+            learner = (self.opponent == SELF) | (self.seat == self.learner_seat)
+            with torch.no_grad():
+                logits, value = self.network(torch.as_tensor(self.obs),
+                                             torch.as_tensor(self.mask))
+                if self.critic is not None:
+                    buf["critic_obs"][t] = critic_input(self.obs, self.env.core)
+                    value = self.critic(torch.as_tensor(buf["critic_obs"][t]))
+                action = sample_actions(logits, self.torch_rng)
+                logprob = torch.log_softmax(logits, dim=-1).gather(1, action[:, None]).squeeze(1)
+            action = action.numpy()
+            for opp in np.unique(self.opponent[~learner]):
+                idx = np.flatnonzero(~learner & (self.opponent == opp))
+                action[idx] = self.pool.agent(int(opp)).act(self.obs[idx], self.mask[idx])
+            deciding = learner & (self.obs[:, _PHASE_DECIDE] > 0)
+            stats["koikoi_calls"] += int((deciding & (action == KOIKOI)).sum())
+            stats["stops"] += int((deciding & (action == STOP)).sum())
+            buf["obs"][t], buf["mask"][t], buf["action"][t] = self.obs, self.mask, action
+            buf["logprob"][t], buf["value"][t] = logprob.numpy(), value.numpy()
+            buf["seat"][t], buf["train"][t] = self.seat, learner
+            self.obs, rewards, terminated, truncated, info = self.env.step(action)
+            done = terminated | truncated
+            buf["reward"][t] = rewards * cfg.reward_scale
+            buf["done"][t] = done
+            later = info["next_episode"]  # rounds dealt after an episode ended: new seats
+            self._round_stats(info["round_results"], stats, ~later)
+            self.mask, self.seat = info["action_mask"], info["seat"]
+            self.episode_return += rewards
+            if done.any():
+                self._episodes_ended(np.flatnonzero(done), stats["pool_results"])
+            self._round_stats(info["round_results"], stats, later)
+        with torch.no_grad():
+            # The critic is trained on states where its seat is to move: bootstrap the
+            # mover's stream with its value and the other seat's with the negation (zero-sum).
+            _, value = self.network(torch.as_tensor(self.obs), torch.as_tensor(self.mask))
+            if self.critic is not None:
+                value = self.critic(torch.as_tensor(critic_input(self.obs, self.env.core)))
+        mover_value = value.numpy()
+        last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
+                        -mover_value[:, None]).astype(np.float32)
+        buf["advantage"], self.waiting = compute_gae(
+            buf["reward"], buf["done"], buf["seat"], buf["value"], last, cfg.gamma,
+            cfg.gae_lambda, self.waiting)
+        buf["return"] = buf["advantage"] + buf["value"]
+        return buf, stats
+
+    def _episodes_ended(self, games: np.ndarray, results: list[tuple[int, float]]) -> None:
+        for g in games:
+            if self.opponent[g] != SELF:
+                result = (int(self.opponent[g]), self.episode_return[g, self.learner_seat[g]])
+                self.pool.record(*result)
+                results.append(result)
+        self.episode_return[games] = 0.0
+        if len(self.pool):
+            self.opponent[games] = self.pool.sample(len(games), self.rng,
+                                                    self.cfg.self_play_fraction)
+        self.learner_seat[games] = self.rng.integers(0, 2, len(games))
+
+    def _round_stats(self, rounds: RoundResults, stats: dict, rows: np.ndarray) -> None:
+        """Add the round rows selected by ``rows`` to the statistics, as played by the seats
+        each game's learner and opponent hold now."""
+        for k in np.flatnonzero(rows):
+            g = rounds.game[k]
+            seats = (0, 1) if self.opponent[g] == SELF else (int(self.learner_seat[g]),)
+            for s in seats:
+                if self.opponent[g] != SELF:
+                    stats["pool_points"].append(rounds.reward[k, s])
+                stats["learner_rounds"] += 1
+                if rounds.koikoi_calls[k, s] > 0:
+                    stats["koikoi_rounds"] += 1
+                    stats["koikoi_won"] += int(rounds.winner[k] == s)
+                if rounds.winner[k] == s:
+                    stats["learner_rounds_won"] += 1
+                    stats["yaku"] += rounds.yaku[k] > 0
+
+    def arrays(self) -> dict[str, Any]:
+        """What the games carry between rollouts, as arrays (a checkpoint's ``arrays``)."""
+        return {"env": self.env.state_dict(), "learner_seat": self.learner_seat,
+                "opponent": self.opponent, "episode_return": self.episode_return,
+                "waiting_amount": self.waiting.amount,
+                "waiting_undecided": self.waiting.undecided}
+
+    def load_arrays(self, arrays: dict[str, Any]) -> None:
+        self.env.load_state_dict(arrays["env"])
+        self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
+        self.episode_return = arrays["episode_return"]
+        self.waiting = WaitingRewards(arrays["waiting_amount"], arrays["waiting_undecided"])
+        self.obs = self.env.observe(self.env.core.mover)
+        self.mask = self.env.core.legal_action_mask()
+        self.seat = self.env.core.mover.astype(np.int64)
+
+
+def make_env(cfg: PPOConfig, rules: RuleSpec, seed: int, n_envs: int | None = None
+             ) -> KoiKoiVectorEnv:
+    return KoiKoiVectorEnv(cfg.n_envs if n_envs is None else n_envs, rules=rules,
+                           episode=cfg.episode, seed=seed, reward=cfg.reward,
+                           round_sigma=cfg.round_sigma)
 
 
 def _to_tensors(tree: Any) -> Any:
@@ -523,7 +582,7 @@ def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, flo
         "pool/size": float(sum(not e.retired for e in trainer.pool.entries)),
     }
     won = max(stats["learner_rounds_won"], 1)
-    for name, count in zip(trainer.env.core.yaku_names, stats["yaku"]):
+    for name, count in zip(stats["yaku_names"], stats["yaku"]):
         metrics[f"yaku/{name}"] = float(count / won)
     for entry in trainer.pool.entries:
         if entry.kind == "baseline":

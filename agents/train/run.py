@@ -11,7 +11,14 @@ from typing import Any
 import yaml
 
 from agents.bots.policy import CheckpointError, load_checkpoint
-from agents.train.config import RESUMABLE_KEYS, ConfigError, PPOConfig, claim_run_dir, resume_config
+from agents.train.config import (
+    PLACEMENT_KEYS,
+    RESUMABLE_KEYS,
+    ConfigError,
+    PPOConfig,
+    claim_run_dir,
+    resume_config,
+)
 from agents.train.ppo import Trainer, make_env, run_updates
 from hanafuda_env.files import atomic_write_json, atomic_write_text
 
@@ -75,6 +82,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
             run_dir) from None
     finally:
         writer.close()
+        trainer.close()
     atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
     remove_stale_temporaries(run_dir)
     return {"run_dir": str(run_dir), **metrics}
@@ -108,11 +116,11 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
         remove_stale_temporaries(run_dir)
         latest = run_dir / "checkpoints" / "latest.pt"
         payload = load_checkpoint(latest) if latest.exists() else None
-        # The run's saved config governs; from ``cfg`` only RESUMABLE_KEYS are taken.
+        # The run's saved config governs; from ``cfg`` only the keys a resume may change.
         cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
-                                      if k in RESUMABLE_KEYS}, payload)
+                                      if k in RESUMABLE_KEYS + PLACEMENT_KEYS}, payload)
         restart = payload is None
-        trainer = Trainer(cfg, run_dir, resuming=not restart)
+        trainer = _trainer_type(cfg)(cfg, run_dir, resuming=not restart)
         if not restart:
             _restore(trainer, payload, latest)
         if trainer.update >= trainer.n_updates:
@@ -120,7 +128,7 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
                               f"decisions for total_decisions={cfg.total_decisions}); give a "
                               "larger total_decisions=N to train it further")
     else:
-        trainer = Trainer(cfg, "")  # a bad setting fails here, before any folder is made
+        trainer = _trainer_type(cfg)(cfg, "")  # a bad setting fails here, before any folder
     if not trainer.warm_started:  # a bad game record too
         from agents.train.warm_start import load_records
 
@@ -144,6 +152,15 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
     else:  # a fresh run, or a resume inside the warm start: keep every event
         purge_step = None
     return trainer, run_dir, SummaryWriter(str(run_dir), purge_step=purge_step)
+
+
+def _trainer_type(cfg: PPOConfig) -> type[Trainer]:
+    """The local trainer, or (``ray_workers``) the one whose rollouts run on Ray actors."""
+    if not cfg.ray_workers:
+        return Trainer
+    from agents.train.ray_rollouts import RayTrainer
+
+    return RayTrainer
 
 
 def _restore(trainer: Trainer, payload: dict[str, Any], path: Path) -> None:

@@ -56,6 +56,8 @@ BAD_OPTIONS = [
     ("bench_envs.py", ["--seconds", "nan"], ["--seconds", "'nan'"]),
     ("bench_game.py", ["--repeats", "0"], ["--repeats", "positive integer"]),
     ("bench_game.py", ["--rules", "hanafuda-classic"], ["'hanafuda-classic'"]),
+    ("bench_ray.py", ["--workers", "2", "0"], ["--workers", "'0'"]),
+    ("bench_ray.py", ["--eval-workers", "0"], ["--eval-workers", "positive integer"]),
 ]
 
 

@@ -10,6 +10,7 @@ import pytest
 from pettingzoo.utils import env_logger
 
 ray = pytest.importorskip("ray")
+pytest.importorskip("ray.rllib")  # plain Ray ships RLlib's code without its dependencies
 
 
 def test_the_rllib_observations_are_rllibs_names_and_dtypes() -> None:
