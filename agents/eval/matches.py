@@ -214,9 +214,11 @@ def _play_wave(agent_a: AgentLike, agent_b: AgentLike, j: np.ndarray, rules: Rul
     sides = (_SideStats(), _SideStats())
     seat_a = (j % 2).astype(np.int8)
     core = KoiKoiCore(len(j), rules, seed=0)
-    dealt = core.reset(seed=pair_seeds[j // 2], options={"dealer": (j // 2) % 2})
+    first_dealers = (j // 2) % 2
+    dealt = core.reset(seed=pair_seeds[j // 2], options={"dealer": first_dealers})
     wave = _Wave(len(j), seat_a, sides, core.yaku_names)
-    recorders = _recorders(core, seat_a, (agent_a.name, agent_b.name)) if records else None
+    recorders = (_recorders(core, seat_a, (agent_a.name, agent_b.name), first_dealers)
+                 if records else None)
     wave.record(dealt)  # a short match may end at the deal
     while not wave.done.all():
         mask = core.legal_action_mask()
@@ -285,15 +287,17 @@ def summarize_matches(tally: MatchTally, name_a: str, name_b: str, rules: RuleSe
     }
 
 
-def _recorders(core: KoiKoiCore, seat_a: np.ndarray, names: tuple[str, str]
-               ) -> list[MatchRecorder]:
+def _recorders(core: KoiKoiCore, seat_a: np.ndarray, names: tuple[str, str],
+               first_dealers: np.ndarray) -> list[MatchRecorder]:
     """A recorder per game of a freshly reset core, each following its game in a plain
-    one-game engine dealt from the same game seed and first dealer."""
+    one-game engine dealt from the same game seed and first dealer (the one the reset gave:
+    a hand yaku at the deal has already moved the core's dealer on)."""
     recorders = []
     for g in range(core.n_games):
         by_seat = names if seat_a[g] == 0 else names[::-1]
         recorder = MatchRecorder(KoiKoiGame(core.rules, seed=0), by_seat)
-        recorder.reset(game_seed=int(core.seeds[g]), options={"dealer": int(core.dealer[g])})
+        recorder.reset(game_seed=int(core.seeds[g]),
+                       options={"dealer": int(first_dealers[g])})
         recorders.append(recorder)
     return recorders
 

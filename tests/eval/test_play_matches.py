@@ -226,3 +226,16 @@ def test_a_koikoi_pays_off_only_when_the_caller_wins_that_round(
         assert (stats["rounds_called"], stats["paid_off"]) == (len(called), len(won))
     a = result["a"]["koikoi"]
     assert a["calls"] == a["decisions"] > 0 and 0 < a["paid_off"] < a["rounds_called"]
+
+
+def test_records_follow_matches_whose_first_round_ends_at_the_deal() -> None:
+    """A hand yaku can end a match's first round at its deal, which moves the core's dealer
+    on before the recorders are made: each record still starts from the dealer the match
+    was given, and every record replays exactly."""
+    from hanafuda_env.records import replay
+
+    records: list = []
+    play_matches(ExpertAgent(), RandomAgent(), 16, seed=3, records=records)  # such a deal
+    assert len(records) == 16
+    for match in records:
+        replay(match)
