@@ -90,6 +90,9 @@ class PPOConfig:
     # agents.train.ray_rollouts); ray_address joins a running cluster (null: a local Ray).
     ray_workers: int = 0
     ray_address: str | None = None
+    # Where PPO's update runs: "auto" (a CUDA GPU where torch sees one, else the CPU), "cpu" or
+    # "cuda"; rollouts always play on the CPU (small batches, one game step at a time).
+    device: str = "auto"
 
     # Resume passes False: checkpoint files named as pool or evaluation opponents are in the
     # run's checkpoint, and the warm-start teacher is done with; the files are not needed
@@ -163,6 +166,7 @@ class PPOConfig:
                               f"{self.eval_opponents} (with eval_interval > 0), got "
                               f"{self.best_opponent!r}")
         _check_ray(self.ray_workers, self.ray_address, self.n_envs)
+        learner_device(self.device)  # an unknown name, or cuda without one, fails now
         resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
 
     @classmethod
@@ -273,7 +277,7 @@ def _check_agent(key: str, spec: Any, files: bool = True) -> None:
 # Keys that may change when a run is resumed; any other change would make it another run.
 RESUMABLE_KEYS = ("total_decisions", "progress_bar")
 # Where a resumed run's workers run may change too: the run stays the same.
-PLACEMENT_KEYS = ("ray_address",)
+PLACEMENT_KEYS = ("ray_address", "device")
 
 
 def resume_config(run_dir: str | Path, changes: dict[str, Any],
@@ -385,3 +389,20 @@ def _make_folder(path: Path, option: str) -> None:
         raise ConfigError(f"{option} {str(path)!r} cannot be made a folder: "
                           f"{error.strerror or error} (a file is in the way, or no permission); "
                           "give a folder path") from None
+
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def learner_device(name: object) -> str:
+    """The torch device of PPO's update for a ``device`` setting, refused by name."""
+    import torch
+
+    if name not in DEVICES:
+        raise ConfigError(f"device must be one of {', '.join(DEVICES)}, got {name!r}")
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device 'cuda': torch sees no CUDA GPU on this machine (torch "
+                          f"{torch.__version__}); use device: auto or cpu")
+    return str(name)

@@ -39,7 +39,7 @@ import torch
 from agents.bots.network import ActorCritic, sample_actions
 from agents.bots.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
 from agents.bots.registry import read_policy_files
-from agents.train.config import ConfigError, PPOConfig
+from agents.train.config import ConfigError, PPOConfig, learner_device
 from agents.train.critic import CRITIC_INPUT_DIM, Critic, critic_input
 from agents.train.pool import SELF, OpponentPool
 from hanafuda_env.core import DECIDE, KOIKOI, STOP
@@ -168,6 +168,8 @@ class Trainer:
         self.params = [*self.network.parameters(),
                        *(self.critic.parameters() if self.critic is not None else ())]
         self.optimizer = torch.optim.Adam(self.params, lr=cfg.learning_rate, eps=1e-5)
+        self.device = learner_device(cfg.device)
+        self._learner_on = "cpu"
         self.rng = np.random.default_rng(cfg.seed)
         self.torch_rng = torch.Generator().manual_seed(cfg.seed)
         self.pool = OpponentPool(self.rules, list(cfg.baselines), self.net_kwargs,
@@ -241,8 +243,9 @@ class Trainer:
             frac = 1.0 - self.update / self.n_updates
             self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
         keep = buf["train"].reshape(-1)
-        flat = {k: torch.as_tensor(v.reshape(-1, *v.shape[2:])[keep])
+        flat = {k: torch.as_tensor(v.reshape(-1, *v.shape[2:])[keep]).to(self.device)
                 for k, v in buf.items() if k not in ("reward", "done", "seat", "train")}
+        self._place_learner(self.device)
         n = len(flat["action"])
         clipfracs, approx_kl = [], torch.zeros(())
         nan = torch.tensor(float("nan"))  # the losses of an update with under two samples
@@ -281,7 +284,8 @@ class Trainer:
                 self.optimizer.step()
             if cfg.target_kl is not None and approx_kl > cfg.target_kl:
                 break
-        values, returns = flat["value"].numpy(), flat["return"].numpy()
+        self._place_learner("cpu")  # the rollouts play with the updated weights on the CPU
+        values, returns = flat["value"].cpu().numpy(), flat["return"].cpu().numpy()
         var = np.var(returns) if n else 0.0
         explained = float("nan") if var == 0 else float(1 - np.var(returns - values) / var)
         self.update += 1
@@ -290,6 +294,20 @@ class Trainer:
                 "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
                 "losses/explained_variance": explained,
                 "charts/learning_rate": self.optimizer.param_groups[0]["lr"]}
+
+    def _place_learner(self, device: str) -> None:
+        """Move the network, the critic and Adam's moments to ``device`` (in place: the
+        optimizer keeps its parameters); a no-op on the CPU-only path."""
+        if self._learner_on == device:
+            return
+        for module in (self.network, self.critic):
+            if module is not None:
+                module.to(device)
+        for state in self.optimizer.state.values():
+            for key, value in state.items():
+                if torch.is_tensor(value) and key != "step":
+                    state[key] = value.to(device)
+        self._learner_on = device
 
     # -------------------------------------------------------- save / resume
     def state(self) -> dict[str, Any]:

@@ -120,3 +120,19 @@ def test_a_nul_in_log_dir_or_run_dir_is_refused_by_option(tmp_path: Path) -> Non
         config(log_dir="a\0b")
     with pytest.raises(ConfigError, match="--run-dir must be a folder path"):
         claim_run_dir(config(log_dir=str(tmp_path)), str(tmp_path / "a\0b"))
+
+
+def test_the_learner_device_is_checked_by_name() -> None:
+    """``device``: auto (a CUDA GPU where torch sees one), cpu or cuda; cuda on a machine
+    without one is refused before any run starts."""
+    import torch
+
+    from agents.train.config import learner_device
+
+    assert learner_device("cpu") == "cpu"
+    assert learner_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ConfigError, match="device must be one of auto, cpu, cuda, got 'gpu'"):
+        PPOConfig(device="gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigError, match="torch sees no CUDA GPU"):
+            PPOConfig(device="cuda")
