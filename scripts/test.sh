@@ -10,5 +10,5 @@ bash scripts/setup.sh
 if [ $# -eq 0 ]; then
   VENV=.venv-rllib EXTRAS=rllib bash scripts/setup.sh
   .venv-rllib/bin/python -m pytest -q -p no:cacheprovider tests/envs/test_rllib.py \
-    tests/train/test_ray_training.py tests/eval/test_ray_evaluation.py
+    tests/train/test_ray_training.py tests/train/test_ray_cluster.py tests/eval/test_ray_evaluation.py
 fi

@@ -76,6 +76,17 @@ class ExpertAgent(Agent):
         self.card_model = CARD_MODEL if card_model is None else np.asarray(card_model)
         self._scratch = K.new_scratch(self._expert)
 
+    def __getstate__(self) -> dict:
+        """Pickled without its work arrays: a copy (a Ray task's, say) makes its own, as
+        arrays that come back from pickling may be read-only."""
+        state = self.__dict__.copy()
+        del state["_scratch"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._scratch = K.new_scratch(self._expert)
+
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, mask = np.ascontiguousarray(obs), np.ascontiguousarray(mask)
         n = len(obs)
