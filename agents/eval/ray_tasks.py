@@ -55,8 +55,15 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
         runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}}
     if num_cpus is not None and address is None:
         address = "local"
-    ray.init(address=address, num_cpus=num_cpus, include_dashboard=False,
-             runtime_env=runtime_env, logging_level="warning")
+    try:
+        ray.init(address=address, num_cpus=num_cpus, include_dashboard=False,
+                 runtime_env=runtime_env, logging_level="warning")
+    except ConnectionError as error:
+        hint = ("" if os.environ.get("RAY_AUTH_MODE") else
+                "; a cluster started by `ray start` uses token authentication (Ray >= 2.59): "
+                "set RAY_AUTH_MODE=token for this process too (the token comes from "
+                "RAY_AUTH_TOKEN or ~/.ray/auth_token, as `ray get-auth-token` shows)")
+        raise ConnectionError(f"{error}{hint}") from None
     return ray
 
 
