@@ -21,6 +21,7 @@ ENV_LAYERS = [
     {"deals", "hanaawase_scoring"},
     {"state"},
     {"kernel", "observation", "hanaawase_state", "card_model"},
+    {"expert_views"},
     {"expert_kernel"},
     {"batch"},
     {"core", "hanaawase_kernel"},
