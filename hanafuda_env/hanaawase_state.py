@@ -31,6 +31,7 @@ from .state import (
     StateError,
     _spec,
     new_states,
+    refuse_lost_cards,
 )
 
 __all__ = ["CHOOSE_DRAWN", "CHOOSE_PLAYED", "MATCH_OVER", "PLAY", "ROUND_OVER"]
@@ -132,17 +133,5 @@ def check_hanaawase_state(records: Any, rules: HanaawaseRules,
            f"holds more than {rules.hand_size} cards")
     for name in ("turn", "round_index"):
         refuse(s[name] < 0, name, "must not be negative")
-    undrawn = np.arange(rules.stock_size) >= s["stock_pos"][:, None].astype(np.int64)
-    counts = np.zeros((len(s), C.NUM_CARDS), dtype=np.int64)
-    for bits in (*s["hands"][:, :n].T, *s["piles"][:, :n].T, s["field"]):
-        counts += C.bits_to_bool(bits).reshape(len(s), -1)
-    pending = s["pending"].astype(np.int64)
-    rows = np.flatnonzero(pending >= 0)
-    counts[rows, pending[rows]] += 1
-    live, slot = np.nonzero(undrawn)
-    np.add.at(counts, (live, stock[live, slot]), 1)
-    in_play = s["phase"] < ROUND_OVER
-    refuse(in_play & (counts != 1).any(axis=1), "hands",
-           "with the field, piles, pending card and undrawn stock must hold every card "
-           "exactly once")
+    refuse_lost_cards(s, n, rules.stock_size, s["phase"] < ROUND_OVER, refuse)
     return s

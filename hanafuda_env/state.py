@@ -175,18 +175,23 @@ def _check_values(s: np.ndarray) -> None:
            f"holds more than {HAND_SIZE} cards")
     for name in ("koikoi_calls", "turn", "round_index"):
         refuse((s[name] < 0).reshape(len(s), -1).any(axis=1), name, "must not be negative")
-    # Every card once: hands, field, piles, the pending card and the undrawn stock.
-    undrawn = np.arange(STOCK_SIZE) >= s["stock_pos"][:, None].astype(np.int64)
+    refuse_lost_cards(s, 2, STOCK_SIZE, s["phase"] < N_DECISION_PHASES, refuse)
+
+
+def refuse_lost_cards(s: np.ndarray, seats: int, stock_size: int, in_play: np.ndarray,
+                      refuse: Any) -> None:
+    """Every card once in a game in play: the seats' hands and piles, the field, the pending
+    card and the undrawn stock (``refuse(bad, field, why)`` names the culprit)."""
+    stock = s["stock"][:, :stock_size].astype(np.int64)
+    undrawn = np.arange(stock_size) >= s["stock_pos"][:, None].astype(np.int64)
     counts = np.zeros((len(s), C.NUM_CARDS), dtype=np.int64)
-    for bits in (s["hands"][:, 0], s["hands"][:, 1], s["piles"][:, 0], s["piles"][:, 1],
-                 s["field"]):
+    for bits in (*s["hands"][:, :seats].T, *s["piles"][:, :seats].T, s["field"]):
         counts += C.bits_to_bool(bits).reshape(len(s), -1)
     pending = s["pending"].astype(np.int64)
     rows = np.flatnonzero(pending >= 0)
     counts[rows, pending[rows]] += 1
     live, slot = np.nonzero(undrawn)
     np.add.at(counts, (live, stock[live, slot]), 1)
-    in_play = s["phase"] < N_DECISION_PHASES
     refuse(in_play & (counts != 1).any(axis=1), "hands",
            "with the field, piles, pending card and undrawn stock must hold every card "
            "exactly once")
