@@ -348,17 +348,12 @@ def greedy_action(s, card_points, noise_word) -> np.int64:
             matches = s.field & C.MONTH_MASK_OF_CARD[card]
             if matches == _ZERO:
                 value = -float(card_points[card])
+            elif popcount(matches) == 2:  # a choice follows: the better field card
+                first = lowest_index(matches)
+                second = lowest_index(matches & (matches - _U(1)))
+                value = float(card_points[card] + max(card_points[first], card_points[second]))
             else:
                 value = float(card_points[card] + card_total(matches, card_points))
-                if popcount(matches) == 2:  # a choice follows: the better field card
-                    value = float(card_points[card])
-                    m = matches
-                    top = 0
-                    while m != _ZERO:
-                        c = lowest_index(m)
-                        top = max(top, card_points[c])
-                        m &= m - _U(1)
-                    value += top
         else:
             value = float(card_points[card])
         value += 1e-3 * uniform(noise_word + _U(k))
