@@ -165,10 +165,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         act = as_action(action)
-        legal = np.flatnonzero(self._mask).tolist()
         if act is None:
-            raise not_an_action(agent, action, legal)
+            raise not_an_action(agent, action, np.flatnonzero(self._mask).tolist())
         if not 0 <= act < NUM_ACTIONS or not self._mask[act]:
+            legal = np.flatnonzero(self._mask).tolist()
             raise IllegalActionError(
                 f"{agent} cannot take action {action!r} ({action_name(act)}) now; legal "
                 f"actions: {describe_actions(legal)}. The game was not changed.")
