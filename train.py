@@ -1,5 +1,6 @@
 """Train a Koi-Koi (or, with ``game: hanaawase`` in the config, Hana-awase) bot with masked
-PPO and self-play.
+PPO and self-play, or (with ``algorithm: expert_iteration``) by expert iteration: a search bot
+plays and the network learns its choices (agents.train.expert_iteration).
 
     python train.py [--config configs/default.yaml] [--run-dir DIR] [key=value ...]
     python train.py --resume runs/<run> [total_decisions=N]   # continue where it stopped
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume is not None and args.config is not None:
         parser.error("--resume continues a run with the config saved in its folder; give it "
                      "without --config (key=value may change "
-                     "total_decisions or progress_bar)")
+                     "total_decisions, iterations for expert iteration, or progress_bar)")
     try:
         return _run(args)
     except KeyboardInterrupt:  # while starting up, before train() holds a run
@@ -57,6 +58,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if _is_hanaawase(args):
             summary = _train_hanaawase(args)
+        elif _is_expert_iteration(args):
+            summary = _train_expert_iteration(args)
         elif args.resume:
             cfg = resume_config(args.resume, PPOConfig.spec(None, args.overrides))
             summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
@@ -83,6 +86,30 @@ def _is_hanaawase(args: argparse.Namespace) -> bool:
     if args.resume:
         return saved_config(args.resume) is not None
     return PPOConfig.spec(args.config or DEFAULT_CONFIG, args.overrides).get("game") == "hanaawase"
+
+
+def _is_expert_iteration(args: argparse.Namespace) -> bool:
+    """A config (or a resumed run's saved one) with ``algorithm: expert_iteration``."""
+    from agents.train.config import ConfigError, PPOConfig
+    from agents.train.expert_iteration import ALGORITHM, saved_exit_config
+
+    if args.resume:
+        return saved_exit_config(args.resume) is not None
+    spec = PPOConfig.spec(args.config or DEFAULT_CONFIG, args.overrides)
+    if spec.get("algorithm", ALGORITHM) != ALGORITHM:
+        raise ConfigError(f"algorithm must be {ALGORITHM!r} or left out (masked PPO), got "
+                          f"{spec['algorithm']!r}")
+    return "algorithm" in spec
+
+
+def _train_expert_iteration(args: argparse.Namespace) -> dict:
+    from agents.train.config import PPOConfig
+    from agents.train.expert_iteration import ExItConfig, train_exit
+
+    if args.resume:
+        return train_exit(None, resume=args.resume, changes=PPOConfig.spec(None, args.overrides))
+    return train_exit(ExItConfig.from_dict(PPOConfig.spec(args.config, args.overrides)),
+                      run_dir=args.run_dir)
 
 
 def _train_hanaawase(args: argparse.Namespace) -> dict:

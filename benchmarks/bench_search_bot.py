@@ -1,13 +1,19 @@
-"""The search bot (agents.bots.search) at several budgets: decisions/s and strength.
+"""The search bots (agents.bots.search, agents.bots.ismcts) at several budgets: decisions/s and
+strength.
 
-    python benchmarks/bench_search_bot.py [--worlds 64 256 1024] [--matches 200]
-                                          [--opponent expert] [--rules nintendo]
-                                          [--value points|match]
+    python benchmarks/bench_search_bot.py [--bot search|ismcts] [--budgets 64 256 1024]
+                                          [--matches 200] [--opponent expert]
+                                          [--rules nintendo] [--value points|match]
                                           [--rollout greedy|random|expert]
+                                          [--confidence Z] [--prior expert]
 
-Each budget plays the same paired matches against the opponent (``play_matches``: the same
-decks with seats swapped); the lines print the match-win rate with its 95 % interval, points
-per round and the search's decisions per second (the opponent's time included).
+The budget is ``worlds`` (rollouts per legal action) for ``search`` and ``iterations``
+(rollouts per decision) for ``ismcts``. ``--confidence Z`` makes ``search`` play its rollout
+policy's move unless another's paired advantage exceeds Z standard errors; ``--prior expert``
+gives ``ismcts`` the expert as its PUCT prior. Each budget plays the same paired matches
+against the opponent (``play_matches``: the same decks with seats swapped); the lines print
+the match-win rate with its 95 % interval, points per round, the search's decisions per second
+(the opponent's time included) and the seconds a match took.
 """
 
 from __future__ import annotations
@@ -17,42 +23,55 @@ import time
 
 from cli_args import JoinLists, make_parser, positive_int, positive_int_list, run_main
 
+from agents.bots.ismcts import ISMCTSAgent
 from agents.bots.registry import make_agent
-from agents.bots.search import ROLLOUTS, SearchAgent
+from agents.bots.search import ROLLOUTS, VALUES, SearchAgent
 from agents.eval.matches import play_matches
 from hanafuda_env.rules import resolve_rules
 
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--worlds", type=positive_int_list, nargs="+", action=JoinLists,
-                        default=[64, 256, 1024], help="budgets: worlds per legal action")
+    parser.add_argument("--bot", choices=("search", "ismcts"), default="search")
+    parser.add_argument("--budgets", "--worlds", type=positive_int_list, nargs="+",
+                        action=JoinLists, default=[64, 256, 1024],
+                        help="worlds per legal action (search) or iterations (ismcts)")
     parser.add_argument("--matches", type=positive_int, default=200, help="matches per budget")
     parser.add_argument("--opponent", default="expert", help="agent spec of the opponent")
     parser.add_argument("--rules", default="nintendo", help="rule preset or YAML file")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the decks")
-    parser.add_argument("--value", choices=("points", "match"), default="points",
-                        help="what a world's round end is worth: its points or match-win value")
-    parser.add_argument("--rollout", choices=ROLLOUTS, default="greedy",
+    parser.add_argument("--value", choices=VALUES, default="match",
+                        help="what a world's round end is worth: its match-win value or points")
+    parser.add_argument("--rollout", choices=ROLLOUTS, default="expert",
                         help="the compiled policy that plays each world to the round's end")
+    parser.add_argument("--confidence", type=float, default=None,
+                        help="search: the rollout policy's move unless another's paired "
+                             "advantage exceeds this many standard errors")
+    parser.add_argument("--prior", choices=("expert",), default=None, help="ismcts: PUCT prior")
     args = parser.parse_args()
     rules = resolve_rules(args.rules)
-    print(f"search bot ({args.rollout} rollouts, value {args.value}) vs {args.opponent}, "
-          f"{rules.name}, {args.matches} matches of {rules.rounds} rounds")
-    print(f"{'worlds':>7} {'win rate':>8} {'95% interval':>16} {'points/round':>13} "
-          f"{'decisions/s':>12}")
-    for worlds in args.worlds:
-        agent = SearchAgent(rules, seed=0, worlds=worlds, rollout=args.rollout,
-                            value=args.value)
+    print(f"{args.bot} bot ({args.rollout} rollouts, value {args.value}, confidence "
+          f"{args.confidence}, prior {args.prior}) vs {args.opponent}, {rules.name}, "
+          f"{args.matches} matches of {rules.rounds} rounds")
+    print(f"{'budget':>7} {'win rate':>8} {'95% interval':>16} {'points/round':>13} "
+          f"{'decisions/s':>12} {'s/match':>8}")
+    for budget in args.budgets:
+        if args.bot == "search":
+            agent = SearchAgent(rules, seed=0, worlds=budget, rollout=args.rollout,
+                                value=args.value, confidence=args.confidence)
+        else:
+            agent = ISMCTSAgent(rules, seed=0, iterations=budget, rollout=args.rollout,
+                                value=args.value, prior=args.prior)
         opponent = make_agent(args.opponent, rules, seed=1)
         start = time.perf_counter()
         result = play_matches(agent, opponent, args.matches, rules, seed=args.seed,
                               batch=args.matches)
         elapsed = time.perf_counter() - start
         rate = result["win_rate"]
-        print(f"{worlds:>7} {rate['value']:>8.3f} [{rate['low']:.3f}, {rate['high']:.3f}] "
+        per_match = elapsed / args.matches  # both bots' time, the matches side by side
+        print(f"{budget:>7} {rate['value']:>8.3f} [{rate['low']:.3f}, {rate['high']:.3f}] "
               f"{result['points_per_round']['mean']:>+13.2f} "
-              f"{result['a']['moves'] / elapsed:>12,.0f}")
+              f"{result['a']['moves'] / elapsed:>12,.0f} {per_match:>8.2f}")
         sys.stdout.flush()
 
 

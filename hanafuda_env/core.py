@@ -255,6 +255,19 @@ class KoiKoiCore:
         return StepOutcome(self._rewards(rounds), round_over, self._match_over(matches),
                            rounds, matches)
 
+    def advance(self, game: int, action: int) -> bool:
+        """One move in one game of the batch, the others untouched (what tree search calls
+        per world); whether it ended the round. No result row is kept (as in rollouts); an
+        illegal action raises and changes nothing."""
+        c = self._compiled
+        ended = B.step_one(self.records, game, action, c.params, c.yaku_masks, c.yaku_counts,
+                           self._rows)
+        if ended < 0:
+            given = np.zeros(self.n_games, dtype=np.int64)
+            given[game] = action
+            self._raise_illegal(game, given)
+        return bool(ended)
+
     def _tables(self, rows: list[tuple[np.ndarray, np.ndarray]]
                 ) -> tuple[RoundResults, MatchResults]:
         """Result rows (game indices, RESULT_DTYPE records) as round and match tables."""

@@ -178,6 +178,13 @@ class PolicyAgent:
         return sample_actions(logits, self.generator).numpy()
 
     @torch.no_grad()
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(B, 98) the policy's action probabilities (0 where illegal): a search's prior."""
+        obs, mask = check_inputs(obs, mask)
+        logits, _ = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
+        return torch.softmax(logits, dim=-1).numpy().astype(np.float64)
+
+    @torch.no_grad()
     def value(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The network's own value head (in its run's reward units). Runs with
         ``critic: privileged`` train that head only during the warm start: their PPO critic is

@@ -12,6 +12,7 @@ from typing import Any
 from agents.bots.base import Agent, AgentLike
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
+from agents.bots.ismcts import ISMCTSAgent
 from agents.bots.search import SearchAgent
 from agents.files import folder_hint
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
@@ -21,6 +22,7 @@ BASELINES: dict[str, Callable[..., Agent]] = {
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
     "search": SearchAgent,
+    "ismcts": ISMCTSAgent,
 }
 
 
@@ -32,8 +34,8 @@ def is_baseline_name(spec: str) -> bool:
 def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
     """An agent from a short spec:
 
-    - a baseline by name (``random``, ``greedy``, ``expert``, ``search``: the search bot with
-      its default budget);
+    - a baseline by name (``random``, ``greedy``, ``expert``, ``search`` and ``ismcts``: the
+      search bots with their default budgets);
     - a trained policy from an existing checkpoint file (a path is tried first, so a file
       named like a baseline wins only when it exists);
     - ``sb3:PATH``: a Stable-Baselines3 model file (:class:`agents.bots.sb3.SB3Agent`);

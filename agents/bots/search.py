@@ -26,10 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.bots.base import Agent, View, decode
+from agents.bots.baselines import GreedyAgent
+from agents.bots.expert import ExpertAgent
 from hanafuda_env import cards as C
 from hanafuda_env.core import CHOOSE_DRAWN, CHOOSE_PLAYED, MATCH_OVER, KoiKoiCore
 from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_values
-from hanafuda_env.rules import RuleSpec
+from hanafuda_env.rules import RuleSet, RuleSpec
 from hanafuda_env.seeding import is_integer
 from hanafuda_env.state import STOCK_SIZE, new_states
 from hanafuda_env.worlds import deal_hidden
@@ -58,7 +60,8 @@ class SearchAgent(Agent):
 
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, worlds: int = 256,
                  rollout: str = "greedy", value: str = "match",
-                 round_sigma: float = DEFAULT_ROUND_SIGMA, name: str | None = None):
+                 round_sigma: float = DEFAULT_ROUND_SIGMA, confidence: float | None = None,
+                 name: str | None = None):
         super().__init__(rules, seed, name)
         if not is_integer(worlds) or worlds < 1:
             raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
@@ -66,7 +69,13 @@ class SearchAgent(Agent):
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if value not in VALUES:
             raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
+        if confidence is not None and (not isinstance(confidence, (int, float))
+                                       or not confidence >= 0 or rollout == "random"):
+            raise ValueError(f"confidence must be None or a number >= 0 (with the greedy or "
+                             f"expert rollout), got {confidence!r} with {rollout!r}")
         self.worlds, self.rollout, self.value = int(worlds), rollout, value
+        self.confidence = None if confidence is None else float(confidence)
+        self.base = None if confidence is None else _base_policy(rollout, self.rules, self.rng)
         self.scale = float(round_sigma) * self.rules.point_unit
         self.last_search: SearchReport | None = None
 
@@ -90,10 +99,16 @@ class SearchAgent(Agent):
             values -= view.score_diff[:, None, None]
         chosen = np.empty(n, dtype=np.int64)
         report = SearchReport([], [], [], [])
+        base = None if self.base is None else self.base.act(obs, mask)
         for g in range(n):
             v = values[g, :len(candidates[g])]
             mean = v.mean(axis=1)
             best = int(np.argmax(mean))
+            if base is not None and w > 1:  # the base policy's move unless one stands out
+                own = int(np.flatnonzero(candidates[g] == base[g])[0])
+                gain = v[best] - v[own]
+                if gain.mean() <= self.confidence * gain.std(ddof=1) / np.sqrt(w):
+                    best = own
             chosen[g] = candidates[g][best]
             report.actions.append(candidates[g])
             report.values.append(mean)
@@ -106,56 +121,75 @@ class SearchAgent(Agent):
 
     def _values(self, core: KoiKoiCore) -> np.ndarray:
         """Seat 0's value of each world at its round's end."""
-        margin = core.match_score[:, 0].astype(np.float64)
-        if self.value == "points":
-            return margin
-        left = self.rules.rounds - core.round_index.astype(np.int64)
-        over = core.phase == MATCH_OVER
-        left[over] = 0  # a match over is decided: its sign
-        return match_values(margin, left, self.scale)
+        return world_values(core, self.rules, self.value, self.scale)
 
     def _worlds(self, view: View) -> np.ndarray:
         """``worlds`` records per game, game-major, consistent with the observations."""
-        n, w = len(view.hand), self.worlds
-        records = new_states(n * w)
-        rep = np.repeat(np.arange(n), w)
-        hands = records["hands"]
-        hands[:, 0] = view.hand[rep]
-        records["field"] = view.field[rep]
-        records["piles"][:, 0] = view.own_pile[rep]
-        records["piles"][:, 1] = view.opp_pile[rep]
-        stock_pos = STOCK_SIZE - view.stock_left[rep]
-        records["stock_pos"] = stock_pos
-        records["dealer"] = np.where(view.is_dealer[rep], 0, 1)
-        records["mover"] = 0
-        records["phase"] = view.phase[rep]
-        records["pending"] = view.pending[rep]
-        records["koikoi_calls"][:, 0] = view.own_calls[rep]
-        records["koikoi_calls"][:, 1] = view.opp_calls[rep]
-        records["yaku_total"][:, 0] = view.own_total[rep]
-        records["yaku_total"][:, 1] = view.opp_total[rep]
-        played = 2 * 8 - view.own_hand_n - view.opp_hand_n
-        choosing = (view.phase == CHOOSE_PLAYED) | (view.phase == CHOOSE_DRAWN)
-        records["turn"] = (played - choosing)[rep]
-        records["round_index"] = (self.rules.rounds - view.rounds_left)[rep]
-        lead = view.score_diff[rep]
-        records["match_score"][:, 0] = lead
-        records["match_score"][:, 1] = -lead
-        records["points_won"][:, 0] = np.maximum(lead, 0)
-        records["points_won"][:, 1] = np.maximum(-lead, 0)
-        records["seed"] = self.rng.integers(0, 2**63, size=n * w, dtype=np.uint64)
-        # the unseen cards, lowest first: the opponent's hand, then the undrawn stock ...
-        unseen = C.bits_to_bool(view.unseen[rep]).reshape(n * w, C.NUM_CARDS)
-        ids = np.argsort(~unseen, axis=1, kind="stable")  # unseen ids first, ascending
-        k = view.opp_hand_n[rep].astype(np.intp)
-        first = np.arange(C.NUM_CARDS) < k[:, None]
-        hands[:, 1] = np.bitwise_or.reduce(np.where(first, C.CARD_BITS[ids], np.uint64(0)),
-                                           axis=1)
-        slot = np.arange(STOCK_SIZE)
-        source = np.clip(k[:, None] + slot - stock_pos[:, None], 0, C.NUM_CARDS - 1)
-        records["stock"] = np.where(slot >= stock_pos[:, None],
-                                    np.take_along_axis(ids, source, axis=1), 0)
-        # ... then dealt anew among themselves, every arrangement equally likely
-        hands[:, 1], records["stock"] = deal_hidden(hands[:, 1], records["stock"],
-                                                    records["stock_pos"], self.rng)
-        return records
+        return observed_worlds(view, self.worlds, self.rules, self.rng)
+
+
+def _base_policy(rollout: str, rules: RuleSet, rng: np.random.Generator) -> Agent:
+    """The agent that plays as the rollout policy does (the search's base policy)."""
+    agent = ExpertAgent if rollout == "expert" else GreedyAgent
+    return agent(rules, seed=int(rng.integers(2**63)))
+
+
+def world_values(core: KoiKoiCore, rules: RuleSet, value: str, scale: float) -> np.ndarray:
+    """Seat 0's value of each world of ``core`` at its round's end: the match-win value of
+    its margin (``value="match"``, in [-1, 1]) or the margin in points (``"points"``)."""
+    margin = core.match_score[:, 0].astype(np.float64)
+    if value == "points":
+        return margin
+    left = rules.rounds - core.round_index.astype(np.int64)
+    left[core.phase == MATCH_OVER] = 0  # a match over is decided: its sign
+    return match_values(margin, left, scale)
+
+
+def observed_worlds(view: View, worlds: int, rules: RuleSet, rng: np.random.Generator
+                    ) -> np.ndarray:
+    """``worlds`` state records per game of ``view``, game-major, with the player at seat 0:
+    what the observation shows where it is, the unseen cards (the opponent's hand and the
+    stock) dealt at random with their sizes kept (see the module docstring)."""
+    n, w = len(view.hand), worlds
+    records = new_states(n * w)
+    rep = np.repeat(np.arange(n), w)
+    hands = records["hands"]
+    hands[:, 0] = view.hand[rep]
+    records["field"] = view.field[rep]
+    records["piles"][:, 0] = view.own_pile[rep]
+    records["piles"][:, 1] = view.opp_pile[rep]
+    stock_pos = STOCK_SIZE - view.stock_left[rep]
+    records["stock_pos"] = stock_pos
+    records["dealer"] = np.where(view.is_dealer[rep], 0, 1)
+    records["mover"] = 0
+    records["phase"] = view.phase[rep]
+    records["pending"] = view.pending[rep]
+    records["koikoi_calls"][:, 0] = view.own_calls[rep]
+    records["koikoi_calls"][:, 1] = view.opp_calls[rep]
+    records["yaku_total"][:, 0] = view.own_total[rep]
+    records["yaku_total"][:, 1] = view.opp_total[rep]
+    played = 2 * 8 - view.own_hand_n - view.opp_hand_n
+    choosing = (view.phase == CHOOSE_PLAYED) | (view.phase == CHOOSE_DRAWN)
+    records["turn"] = (played - choosing)[rep]
+    records["round_index"] = (rules.rounds - view.rounds_left)[rep]
+    lead = view.score_diff[rep]
+    records["match_score"][:, 0] = lead
+    records["match_score"][:, 1] = -lead
+    records["points_won"][:, 0] = np.maximum(lead, 0)
+    records["points_won"][:, 1] = np.maximum(-lead, 0)
+    records["seed"] = rng.integers(0, 2**63, size=n * w, dtype=np.uint64)
+    # the unseen cards, lowest first: the opponent's hand, then the undrawn stock ...
+    unseen = C.bits_to_bool(view.unseen[rep]).reshape(n * w, C.NUM_CARDS)
+    ids = np.argsort(~unseen, axis=1, kind="stable")  # unseen ids first, ascending
+    k = view.opp_hand_n[rep].astype(np.intp)
+    first = np.arange(C.NUM_CARDS) < k[:, None]
+    hands[:, 1] = np.bitwise_or.reduce(np.where(first, C.CARD_BITS[ids], np.uint64(0)),
+                                       axis=1)
+    slot = np.arange(STOCK_SIZE)
+    source = np.clip(k[:, None] + slot - stock_pos[:, None], 0, C.NUM_CARDS - 1)
+    records["stock"] = np.where(slot >= stock_pos[:, None],
+                                np.take_along_axis(ids, source, axis=1), 0)
+    # ... then dealt anew among themselves, every arrangement equally likely
+    hands[:, 1], records["stock"] = deal_hidden(hands[:, 1], records["stock"],
+                                                records["stock_pos"], rng)
+    return records

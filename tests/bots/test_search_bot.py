@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from agents.bots.base import decode
+from agents.bots.expert import ExpertAgent
 from agents.bots.registry import make_agent
 from agents.bots.search import SearchAgent
 from hanafuda_env.core import KoiKoiCore
@@ -84,3 +85,22 @@ def test_bad_settings_are_named() -> None:
     with pytest.raises(ValueError, match="value must be one of match, points"):
         SearchAgent(value="wins")
     assert isinstance(make_agent("search", seed=0), SearchAgent)
+
+
+def test_with_a_confidence_the_base_policy_plays_unless_a_move_stands_out() -> None:
+    core = positions()
+    obs, mask = encode_observations(core), core.legal_action_mask()
+    always_base = SearchAgent(core.rules, seed=1, worlds=16, rollout="expert", confidence=1e9)
+    assert isinstance(always_base.base, ExpertAgent)
+    played: list[np.ndarray] = []
+    expert_act = always_base.base.act
+    always_base.base.act = lambda o, m: played.append(expert_act(o, m)) or played[-1]
+    assert np.array_equal(always_base.act(obs, mask), played[0])
+    gated = SearchAgent(core.rules, seed=1, worlds=16, rollout="expert", confidence=0.0)
+    chosen = gated.act(obs, mask)
+    report = gated.last_search
+    for g, actions in enumerate(report.actions):  # the best mean, the base's where it ties
+        best = int(np.flatnonzero(actions == chosen[g])[0])
+        assert report.values[g][best] == report.values[g].max()
+    with pytest.raises(ValueError, match="confidence must be None or a number >= 0"):
+        SearchAgent(rollout="random", confidence=1.0)
