@@ -5,19 +5,21 @@ strength.
                                           [--matches 200] [--opponent expert]
                                           [--rules nintendo] [--value points|match]
                                           [--rollout greedy|random|expert]
-                                          [--confidence Z] [--prior expert]
+                                          [--confidence Z] [--prior expert|none]
 
 The budget is ``worlds`` (rollouts per legal action) for ``search`` and ``iterations``
 (rollouts per decision) for ``ismcts``. ``--confidence Z`` makes ``search`` play its rollout
-policy's move unless another's paired advantage exceeds Z standard errors; ``--prior expert``
-gives ``ismcts`` the expert as its PUCT prior. Each budget plays the same paired matches
-against the opponent (``play_matches``: the same decks with seats swapped); the lines print
+policy's move unless another's paired advantage exceeds Z standard errors; ``ismcts`` has the
+expert as its PUCT prior unless ``--prior none`` (plain UCB1). Each budget plays the same
+paired matches against the opponent (``play_matches``: the same decks with seats swapped);
+the lines print
 the match-win rate with its 95 % interval, points per round, the search's decisions per second
 (the opponent's time included) and the seconds a match took.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -32,7 +34,8 @@ from hanafuda_env.rules import resolve_rules
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--bot", choices=("search", "ismcts"), default="search")
+    parser.add_argument("--bot", choices=("search", "ismcts"), default="search",
+                        help="the flat search over every move, or the tree search")
     parser.add_argument("--budgets", "--worlds", type=positive_int_list, nargs="+",
                         action=JoinLists, default=[64, 256, 1024],
                         help="worlds per legal action (search) or iterations (ismcts)")
@@ -44,11 +47,14 @@ def main() -> None:
                         help="what a world's round end is worth: its match-win value or points")
     parser.add_argument("--rollout", choices=ROLLOUTS, default="expert",
                         help="the compiled policy that plays each world to the round's end")
-    parser.add_argument("--confidence", type=float, default=None,
+    parser.add_argument("--confidence", type=float, default=argparse.SUPPRESS,
                         help="search: the rollout policy's move unless another's paired "
-                             "advantage exceeds this many standard errors")
-    parser.add_argument("--prior", choices=("expert",), default=None, help="ismcts: PUCT prior")
+                             "advantage exceeds this many standard errors (default: the best "
+                             "mean, ungated)")
+    parser.add_argument("--prior", choices=("expert", "none"), default="expert",
+                        help="ismcts: the expert as its PUCT prior, or none (plain UCB1)")
     args = parser.parse_args()
+    args.confidence = getattr(args, "confidence", None)
     rules = resolve_rules(args.rules)
     print(f"{args.bot} bot ({args.rollout} rollouts, value {args.value}, confidence "
           f"{args.confidence}, prior {args.prior}) vs {args.opponent}, {rules.name}, "
@@ -61,7 +67,7 @@ def main() -> None:
                                 value=args.value, confidence=args.confidence)
         else:
             agent = ISMCTSAgent(rules, seed=0, iterations=budget, rollout=args.rollout,
-                                value=args.value, prior=args.prior)
+                                value=args.value, prior=None if args.prior == "none" else "expert")
         opponent = make_agent(args.opponent, rules, seed=1)
         start = time.perf_counter()
         result = play_matches(agent, opponent, args.matches, rules, seed=args.seed,

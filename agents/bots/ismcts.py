@@ -9,9 +9,10 @@ iteration
    (:func:`agents.bots.search.observed_worlds`: the unseen cards at random, no hidden card of
    the real game read);
 2. walks down from the root through the actions legal *in that world*: the mover's best by
-   UCB1, where an action's exploration term counts how often it was available rather than how
-   often its parent was visited (the opponent's hand differs between worlds); the opponent
-   chooses for its own value, the zero-sum negative of the player's;
+   PUCT with a prior (below) or by UCB1, where an action's exploration term counts how often
+   it was available rather than how often its parent was visited (the opponent's hand
+   differs between worlds); the opponent chooses for its own value, the zero-sum negative of
+   the player's;
 3. adds the node it reaches first that the tree does not hold yet, and plays the world out to
    the round's end with the kernel's rollout policy (``expert`` by default);
 4. adds the world's value (match-win value in [-1, 1], or round points) to every action on its
@@ -23,11 +24,14 @@ visit is counted when an action is chosen and its value when the wave's rollouts
 (a virtual loss that keeps a wave's worlds from all taking the same path). The move played is
 the root's most visited action.
 
-With a ``prior`` (``"expert"``: :class:`ExpertPrior`; or anything with
-``probabilities(obs, mask)``, such as a trained policy), the
-player's own nodes choose by PUCT (AlphaZero's rule) with the policy's probabilities for the
-node's observation, which is the same in every world of the node: the network guides the
-search that expert iteration trains it on.
+With a ``prior`` (``"expert"``, the default: :class:`ExpertPrior`; or anything with
+``probabilities(obs, mask)``, such as a trained policy) every mover chooses by PUCT
+(AlphaZero's rule) with the prior's probabilities for its own view of the world: the
+searching player's view is the same in every world of a node, the opponent's depends on the
+hand the world dealt it, so the opponent in the tree plays as the prior would with that hand.
+Without one, the plain UCB1 rule above (untried actions first, in random order). The prior is
+what keeps the tree's moves sensible where few worlds have passed; it is also how expert
+iteration's network guides the search it is trained on.
 """
 
 from __future__ import annotations
@@ -81,14 +85,12 @@ class _Edge:
 
 
 class _Node:
-    """An information set of the player: its actions so far and, at the player's own nodes
-    with a prior, the prior's probabilities (98,)."""
+    """An information set of the player: the actions taken from it so far."""
 
-    __slots__ = ("edges", "prior")
+    __slots__ = ("edges",)
 
     def __init__(self):
         self.edges: dict[int, _Edge] = {}
-        self.prior: np.ndarray | None = None
 
 
 @dataclass
@@ -109,7 +111,8 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, rules: RuleSpec = None, seed: int | None = None,
                  iterations: int = 512, wave: int = 64, exploration: float = 0.7,
-                 rollout: str = "expert", value: str = "match", prior: Prior | str | None = None,
+                 rollout: str = "expert", value: str = "match",
+                 prior: Prior | str | None = "expert",
                  round_sigma: float = DEFAULT_ROUND_SIGMA, name: str | None = None):
         super().__init__(rules, seed, name)
         for key, given in (("iterations", iterations), ("wave", wave)):
@@ -153,8 +156,6 @@ class ISMCTSAgent(Agent):
             return legal, np.zeros(1, dtype=np.int64), np.zeros(1)
         view = decode(obs, self.rules)
         root = _Node()
-        if self.prior is not None:
-            root.prior = np.asarray(self.prior.probabilities(obs, mask), dtype=np.float64)[0]
         done = 0
         while done < self.iterations:
             width = min(self.wave, self.iterations - done)
@@ -178,49 +179,58 @@ class ISMCTSAgent(Agent):
             if not walking:
                 break
             masks = core.legal_action_mask()
-            new_own: list[tuple[int, _Node]] = []
-            for i in walking:
+            priors = self._priors(core, walking, masks)
+            for k, i in enumerate(walking):
                 node = at[i]
-                mover = int(core.mover[i])
-                action, edge = self._choose(node, np.flatnonzero(masks[i]).tolist(), mover)
+                action, edge = self._choose(node, np.flatnonzero(masks[i]).tolist(),
+                                            int(core.mover[i]),
+                                            None if priors is None else priors[k])
                 paths[i].append(edge)
                 before = int(core.stock_pos[i])
                 ended = core.advance(i, action)
-                after = int(core.stock_pos[i])
-                key = tuple(core.stock[i, before:after].tolist())
+                key = tuple(core.stock[i, before:int(core.stock_pos[i])].tolist())
                 child = edge.children.get(key)
                 if child is None:  # a new information set: add it and roll out from it
-                    child = edge.children[key] = _Node()
+                    edge.children[key] = _Node()
                     at[i] = None
-                    if self.prior is not None and not ended and int(core.mover[i]) == 0:
-                        new_own.append((i, child))
                 else:
                     at[i] = None if ended or core.phase[i] >= ROUND_OVER else child
-            if new_own:
-                self._set_priors(core, new_own)
         core.rollout(self.rollout, "round", seed=int(self.rng.integers(2**63)))
         values = world_values(core, self.rules, self.value, self.scale)
         for path, value in zip(paths, values.tolist()):
             for edge in path:
                 edge.total += value
 
-    def _choose(self, node: _Node, legal: list[int], mover: int) -> tuple[int, _Edge]:
-        """The mover's action at ``node`` among those legal in this world, its visit counted."""
+    def _priors(self, core: KoiKoiCore, walking: list[int], masks: np.ndarray
+                ) -> np.ndarray | None:
+        """The prior's probabilities for the mover of each walking world, from the mover's
+        own view of that world (the searching player's is the same in every world of a node;
+        the opponent's depends on the hand the world gave it)."""
+        if self.prior is None:
+            return None
+        rows = np.array(walking)
+        obs = encode_observations(core)[rows]
+        return np.asarray(self.prior.probabilities(obs, masks[rows]), dtype=np.float64)
+
+    def _choose(self, node: _Node, legal: list[int], mover: int, prior: np.ndarray | None
+                ) -> tuple[int, _Edge]:
+        """The mover's action at ``node`` among those legal in this world, its visit counted:
+        PUCT with the world's prior, else UCB1 over availability (an untried action first)."""
         edges = node.edges
         sign = 1.0 if mover == 0 else -1.0
         c = self.exploration
-        if node.prior is not None and mover == 0:  # PUCT with the prior's probabilities
-            best, best_score = -1, -math.inf
+        best, best_score = -1, -math.inf
+        if prior is not None:
             for a in legal:
                 edge = edges.get(a)
                 if edge is None:
                     edge = edges[a] = _Edge()
                 edge.available += 1
-                q = edge.total / edge.visits if edge.visits else 0.0
-                score = q + c * node.prior[a] * math.sqrt(edge.available) / (1 + edge.visits)
+                q = sign * edge.total / edge.visits if edge.visits else 0.0
+                score = q + c * prior[a] * math.sqrt(edge.available) / (1 + edge.visits)
                 if score > best_score:
                     best, best_score = a, score
-        else:  # UCB1 over availability; an untried action first
+        else:
             untried = [a for a in legal if a not in edges]
             for a in legal:
                 if a in edges:
@@ -230,7 +240,6 @@ class ISMCTSAgent(Agent):
                 edges[best] = _Edge()
                 edges[best].available = 1
             else:
-                best, best_score = -1, -math.inf
                 for a in legal:
                     edge = edges[a]
                     q = sign * edge.total / edge.visits
@@ -240,16 +249,6 @@ class ISMCTSAgent(Agent):
         edge = edges[best]
         edge.visits += 1
         return best, edge
-
-    def _set_priors(self, core: KoiKoiCore, nodes: list[tuple[int, _Node]]) -> None:
-        """The prior's probabilities at new own nodes, from seat 0's view of their worlds."""
-        rows = np.array([i for i, _ in nodes])
-        sub = KoiKoiCore.wrapping(core.records[rows], self.rules, autoreset=False)
-        obs = encode_observations(sub, seats=0)
-        probs = np.asarray(self.prior.probabilities(obs, sub.legal_action_mask()),
-                           dtype=np.float64)
-        for (_, node), row in zip(nodes, probs):
-            node.prior = row
 
 
 def visit_distribution(report: TreeReport, game: int, n_actions: int) -> np.ndarray:

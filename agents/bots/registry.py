@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.bots.base import Agent, AgentLike
+from agents.bots.base import AgentLike
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
 from agents.bots.ismcts import ISMCTSAgent
@@ -17,12 +17,29 @@ from agents.bots.search import SearchAgent
 from agents.files import folder_hint
 from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
 
-BASELINES: dict[str, Callable[..., Agent]] = {
+# The network shipped with the project: the strongest without search, with the config that
+# trained it and its evaluation figures beside it (pretrained/README.md).
+PRETRAINED = Path(__file__).resolve().parent / "pretrained" / "koikoi_ppo.pt"
+
+
+def pretrained_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
+    """The shipped network (``make_agent("ppo")``), loaded through the safe loader."""
+    from agents.bots.policy import PolicyAgent  # torch only for the network
+
+    agent = PolicyAgent.load(PRETRAINED, rules)
+    agent.name = "ppo"
+    if seed is not None:
+        agent.seed(seed)
+    return agent
+
+
+BASELINES: dict[str, Callable[..., AgentLike]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
     "search": SearchAgent,
     "ismcts": ISMCTSAgent,
+    "ppo": pretrained_agent,
 }
 
 
@@ -34,8 +51,8 @@ def is_baseline_name(spec: str) -> bool:
 def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
     """An agent from a short spec:
 
-    - a baseline by name (``random``, ``greedy``, ``expert``, ``search`` and ``ismcts``: the
-      search bots with their default budgets);
+    - a built-in bot by name (``random``, ``greedy``, ``expert``; ``search`` and ``ismcts``:
+      the search bots with their default budgets; ``ppo``: the shipped trained network);
     - a trained policy from an existing checkpoint file (a path is tried first, so a file
       named like a baseline wins only when it exists);
     - ``sb3:PATH``: a Stable-Baselines3 model file (:class:`agents.bots.sb3.SB3Agent`);

@@ -48,6 +48,8 @@ BAD_OPTIONS = [
      ["--speed-batches", "'64,x'"]),
     ("bench_baselines.py", ["--seed", "-1"], ["--seed", "from 0 to"]),
     ("bench_core.py", ["--batches", "64", "0"], ["--batches", "'0'"]),
+    ("bench_search_bot.py", ["--bot", "alphago"], ["--bot", "'alphago'", "ismcts"]),
+    ("bench_search_bot.py", ["--budgets", "0"], ["--budgets", "'0'"]),
     ("bench_hanaawase.py", ["--players", "9"], ["--players", "2..7", "9"]),
     ("bench_hanaawase_strength.py", ["expret"], ["'expret'", "random, greedy, expert"]),
     ("bench_hanaawase_strength.py", ["greedy", "--players", "8"], ["num_players", "2 to 7"]),
