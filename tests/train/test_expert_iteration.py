@@ -9,10 +9,16 @@ import pytest
 import torch
 
 from agents.bots.ismcts import ISMCTSAgent
+from agents.bots.policy import PolicyAgent
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
 from agents.train.config import ConfigError
-from agents.train.expert_iteration import ExItConfig, play_search_games, train_exit
+from agents.train.expert_iteration import (
+    ExItConfig,
+    ExItTrainer,
+    play_search_games,
+    train_exit,
+)
 from hanafuda_env.rules import resolve_rules
 from train import main as train_main
 
@@ -67,12 +73,25 @@ def test_a_run_resumed_ends_as_one_run_through(tmp_path) -> None:
 
 def test_train_py_runs_it_from_a_config(tmp_path, capsys) -> None:
     overrides = [f"{k}={v}" for k, v in TINY.items() if k != "rules"] + [
-        "rules={rounds: 1}", "iterations=1"]
+        "rules={rounds: 1}", "iterations=1", "init_checkpoint=null"]
     code = train_main(["--config", "configs/exit.yaml", "--run-dir", str(tmp_path / "r"),
                        *overrides])
     assert code == 0 and (tmp_path / "r" / "summary.json").is_file()
     assert train_main(["--config", "configs/exit.yaml", "algorithm=sarsa"]) == 2
     assert "algorithm must be 'expert_iteration' or left out" in capsys.readouterr().err
+
+
+def test_it_starts_from_a_checkpoint_and_searches_with_it(tmp_path) -> None:
+    from agents.bots.registry import PRETRAINED
+
+    cfg = ExItConfig(iterations=1, init_checkpoint=str(PRETRAINED),
+                     **{**TINY, "hidden": 256, "layers": 2})
+    trainer = ExItTrainer(cfg, tmp_path)
+    start = PolicyAgent.load(PRETRAINED).network.state_dict()
+    assert all(torch.equal(v, trainer.network.state_dict()[k]) for k, v in start.items())
+    assert isinstance(trainer.searcher().prior, PolicyAgent)  # the network guides at once
+    with pytest.raises(ConfigError, match="does not fit hidden=32"):
+        ExItTrainer(ExItConfig(init_checkpoint=str(PRETRAINED), **TINY), tmp_path)
 
 
 @pytest.mark.parametrize("change, message", [
