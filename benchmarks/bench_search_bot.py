@@ -8,13 +8,13 @@ strength.
                                           [--confidence Z] [--prior expert|none]
 
 The budget is ``worlds`` (rollouts per legal action) for ``search`` and ``iterations``
-(rollouts per decision) for ``ismcts``. ``--confidence Z`` makes ``search`` play its rollout
-policy's move unless another's paired advantage exceeds Z standard errors; ``ismcts`` has the
-expert as its PUCT prior unless ``--prior none`` (plain UCB1). Each budget plays the same
-paired matches against the opponent (``play_matches``: the same decks with seats swapped);
-the lines print
-the match-win rate with its 95 % interval, points per round, the search's decisions per second
-(the opponent's time included) and the seconds a match took.
+(rollouts per decision) for ``ismcts``. ``--confidence Z`` (1 by default; ``none``: ungated)
+makes ``search`` play its rollout policy's move unless another's paired advantage exceeds Z
+standard errors; ``ismcts`` has the expert as its PUCT prior unless ``--prior none`` (plain
+UCB1). Each budget plays the same paired matches against the opponent (``play_matches``: the
+same decks with seats swapped); the lines print the match-win rate with its 95 % interval,
+points per round, the search's decisions per second (the opponent's time included) and the
+seconds a match took (the matches are played side by side).
 """
 
 from __future__ import annotations
@@ -32,6 +32,15 @@ from agents.eval.matches import play_matches
 from hanafuda_env.rules import resolve_rules
 
 
+def _confidence(text: str) -> float | None:
+    if text.strip().lower() == "none":
+        return None
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0 or 'none', got {text!r}")
+    return value
+
+
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--bot", choices=("search", "ismcts"), default="search",
@@ -47,14 +56,13 @@ def main() -> None:
                         help="what a world's round end is worth: its match-win value or points")
     parser.add_argument("--rollout", choices=ROLLOUTS, default="expert",
                         help="the compiled policy that plays each world to the round's end")
-    parser.add_argument("--confidence", type=float, default=argparse.SUPPRESS,
+    parser.add_argument("--confidence", type=_confidence, default=1.0,
                         help="search: the rollout policy's move unless another's paired "
-                             "advantage exceeds this many standard errors (default: the best "
-                             "mean, ungated)")
+                             "advantage exceeds this many standard errors; 'none': the best "
+                             "mean")
     parser.add_argument("--prior", choices=("expert", "none"), default="expert",
                         help="ismcts: the expert as its PUCT prior, or none (plain UCB1)")
     args = parser.parse_args()
-    args.confidence = getattr(args, "confidence", None)
     rules = resolve_rules(args.rules)
     print(f"{args.bot} bot ({args.rollout} rollouts, value {args.value}, confidence "
           f"{args.confidence}, prior {args.prior}) vs {args.opponent}, {rules.name}, "

@@ -7,12 +7,17 @@ and the stock) dealt at random with their sizes kept (every consistent world equ
 no hidden card of the real game is read). Every legal action is played in the same worlds and
 each world is then rolled out to the round's end with the same random numbers (common random
 numbers: the actions' values differ by the action, not by the luck of the worlds), by a
-compiled rollout policy (``greedy``, ``random`` or ``expert``: the expert heuristic on each
-mover's view, slower per move and stronger). An action's value is the mean over the
+compiled rollout policy (``expert``, the default: the expert heuristic on each mover's view;
+``greedy`` or ``random``: faster per move, weaker). An action's value is the mean over the
 worlds of the match-win value of the round's end (:func:`hanafuda_env.rewards.match_values`,
-``value="match"``) or of the round's points (``value="points"``); the best mean is played.
-:attr:`SearchAgent.last_search` keeps the values and their standard errors of the last call,
-to check whether a choice stands out of the noise.
+``value="match"``) or of the round's points (``value="points"``).
+
+The move played is the rollout policy's own move (the base policy: what the rollouts assume
+the player does from then on) unless the best mean beats it by more than ``confidence``
+standard errors of their paired difference over the worlds (1 by default): the search
+improves on its base policy only where the rollouts are sure, instead of following noise
+between moves of nearly equal value. ``confidence=None`` plays the best mean.
+:attr:`SearchAgent.last_search` keeps the values and their standard errors of the last call.
 
 The player sits at seat 0 of its worlds; what the observation does not hold is filled in as
 follows: the points each seat has won in the match (``target_score``) from the lead alone, and
@@ -26,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.bots.base import Agent, View, decode
-from agents.bots.baselines import GreedyAgent
+from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
 from hanafuda_env import cards as C
 from hanafuda_env.core import CHOOSE_DRAWN, CHOOSE_PLAYED, MATCH_OVER, KoiKoiCore
@@ -58,9 +63,9 @@ class SearchAgent(Agent):
 
     name = "search"
 
-    def __init__(self, rules: RuleSpec = None, seed: int | None = None, worlds: int = 256,
-                 rollout: str = "greedy", value: str = "match",
-                 round_sigma: float = DEFAULT_ROUND_SIGMA, confidence: float | None = None,
+    def __init__(self, rules: RuleSpec = None, seed: int | None = None, worlds: int = 64,
+                 rollout: str = "expert", value: str = "match",
+                 round_sigma: float = DEFAULT_ROUND_SIGMA, confidence: float | None = 1.0,
                  name: str | None = None):
         super().__init__(rules, seed, name)
         if not is_integer(worlds) or worlds < 1:
@@ -70,9 +75,8 @@ class SearchAgent(Agent):
         if value not in VALUES:
             raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
         if confidence is not None and (not isinstance(confidence, (int, float))
-                                       or not confidence >= 0 or rollout == "random"):
-            raise ValueError(f"confidence must be None or a number >= 0 (with the greedy or "
-                             f"expert rollout), got {confidence!r} with {rollout!r}")
+                                       or not confidence >= 0):
+            raise ValueError(f"confidence must be None or a number >= 0, got {confidence!r}")
         self.worlds, self.rollout, self.value = int(worlds), rollout, value
         self.confidence = None if confidence is None else float(confidence)
         self.base = None if confidence is None else _base_policy(rollout, self.rules, self.rng)
@@ -130,7 +134,7 @@ class SearchAgent(Agent):
 
 def _base_policy(rollout: str, rules: RuleSet, rng: np.random.Generator) -> Agent:
     """The agent that plays as the rollout policy does (the search's base policy)."""
-    agent = ExpertAgent if rollout == "expert" else GreedyAgent
+    agent = {"expert": ExpertAgent, "greedy": GreedyAgent, "random": RandomAgent}[rollout]
     return agent(rules, seed=int(rng.integers(2**63)))
 
 

@@ -48,11 +48,11 @@ def test_the_real_hidden_cards_do_not_change_the_choice() -> None:
 def test_choices_are_legal_reproducible_and_reported(rollout) -> None:
     core = positions()
     obs, mask = encode_observations(core), core.legal_action_mask()
-    agent = SearchAgent(core.rules, seed=1, worlds=8, rollout=rollout)
+    agent = SearchAgent(core.rules, seed=1, worlds=8, rollout=rollout, confidence=None)
     first = agent.act(obs, mask)
     assert mask[np.arange(len(first)), first].all()
-    assert np.array_equal(first, SearchAgent(core.rules, seed=1, worlds=8,
-                                             rollout=rollout).act(obs, mask))
+    assert np.array_equal(first, SearchAgent(core.rules, seed=1, worlds=8, rollout=rollout,
+                                             confidence=None).act(obs, mask))
     report = agent.last_search
     for g, actions in enumerate(report.actions):
         assert actions.tolist() == np.flatnonzero(mask[g]).tolist()
@@ -103,4 +103,4 @@ def test_with_a_confidence_the_base_policy_plays_unless_a_move_stands_out() -> N
         best = int(np.flatnonzero(actions == chosen[g])[0])
         assert report.values[g][best] == report.values[g].max()
     with pytest.raises(ValueError, match="confidence must be None or a number >= 0"):
-        SearchAgent(rollout="random", confidence=1.0)
+        SearchAgent(confidence=-1.0)
