@@ -55,12 +55,18 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
       the search bots with their default budgets; ``ppo``: the shipped trained network);
     - a trained policy from an existing checkpoint file (a path is tried first, so a file
       named like a baseline wins only when it exists);
+    - ``NAME:key=value,...``: a built-in bot with options of its constructor, as
+      ``search:worlds=256,confidence=none`` or ``ismcts:iterations=1024`` (the search bots'
+      budget knobs on a command line; values read as YAML scalars, ``none`` as None);
     - ``sb3:PATH``: a Stable-Baselines3 model file (:class:`agents.bots.sb3.SB3Agent`);
     - ``module:name``: an object with ``act(obs, mask)`` importable from ``module``, or a
       callable returning one (given ``rules=`` and ``seed=`` where it takes them): any bot
       of the user's own plays in ``evaluate.py`` and ``play.py``.
     """
     rules = resolve_rules(rules)
+    name, _, options = spec.partition(":")
+    if options and is_baseline_name(name) and "=" in options and not os.path.exists(spec):
+        return _configured_bot(name.strip().lower(), options, rules, seed)
     if spec.startswith("sb3:"):
         from agents.bots.sb3 import SB3Agent  # torch and SB3 only for such files
 
@@ -79,6 +85,31 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
     raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, not a "
                      f"baseline name ({', '.join(BASELINES)}), not sb3:PATH or "
                      f"module:name{folder_hint(spec)}")
+
+
+def _configured_bot(name: str, options: str, rules: RuleSet, seed: int | None) -> AgentLike:
+    """``NAME:key=value,...`` of :func:`make_agent`."""
+    import yaml
+
+    factory = BASELINES[name]
+    allowed = [p for p in inspect.signature(factory).parameters
+               if p not in ("rules", "seed", "self", "name")]
+    given: dict[str, Any] = {}
+    for item in options.split(","):
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or key not in allowed:
+            raise ValueError(f"agent {name!r}: {item.strip()!r} is not key=value with a key of "
+                             f"{', '.join(allowed) or '(none)'}")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise ValueError(f"agent {name!r}: the value of {key!r} ({text!r}) cannot be "
+                             "read") from None
+        given[key] = None if isinstance(value, str) and value.lower() == "none" else value
+    agent = factory(rules=rules, seed=seed, **given)  # a bad value fails there, by name
+    agent.name = f"{name}:{options.strip()}"
+    return agent
 
 
 def _imported_agent(spec: str, rules: RuleSet, seed: int | None) -> AgentLike:

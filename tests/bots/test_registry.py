@@ -104,3 +104,17 @@ def test_display_names_keep_checkpoints_apart_from_each_other_and_from_baselines
     monkeypatch.chdir(tmp_path)
     (tmp_path / "expert").write_bytes(b"weights")  # make_agent loads a file named like this
     assert display_names(["expert", "greedy"]) == ["./expert", "greedy"]
+
+
+def test_a_built_in_bot_takes_its_options_in_the_spec() -> None:
+    """``NAME:key=value,...``: the search bots' budget knobs on a command line."""
+    agent = make_agent("search:worlds=8,confidence=none", seed=0)
+    assert (agent.worlds, agent.confidence) == (8, None)
+    assert agent.name == "search:worlds=8,confidence=none"
+    tree = make_agent("ISMCTS:iterations=32, prior=none")
+    assert (tree.iterations, tree.prior) == (32, None)
+    with pytest.raises(ValueError, match="'depth=3' is not key=value with a key of worlds"):
+        make_agent("search:depth=3")
+    with pytest.raises(ValueError, match="worlds must be a positive integer, got 0"):
+        make_agent("search:worlds=0")
+    assert display_names(["search:worlds=8", "search"]) == ["search:worlds=8", "search"]
