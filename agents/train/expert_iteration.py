@@ -49,7 +49,7 @@ from agents.bots.policy import (
 )
 from agents.bots.search import ROLLOUTS
 from agents.train.config import ConfigError, _check_agent, _check_number, claim_run_dir
-from agents.train.run import TrainingInterrupted, remove_stale_temporaries
+from agents.train.run import TrainingInterrupted, marked_config, restore_latest, resumed_spec
 from hanafuda_env.core import MATCH_OVER, NUM_ACTIONS, ROUND_OVER, KoiKoiCore
 from hanafuda_env.files import atomic_write_bytes, atomic_write_json, atomic_write_text
 from hanafuda_env.observation import OBS_DIM, encode_observations
@@ -357,11 +357,7 @@ class ExItTrainer:
 
 def saved_exit_config(run_dir: str | Path) -> dict[str, Any] | None:
     """The config an expert-iteration run wrote into its folder, or None (not such a run)."""
-    try:
-        spec = yaml.safe_load((Path(run_dir) / "config.yaml").read_text())
-    except (OSError, yaml.YAMLError):
-        return None
-    return spec if isinstance(spec, dict) and spec.get("algorithm") == ALGORITHM else None
+    return marked_config(run_dir, "algorithm", ALGORITHM)
 
 
 def train_exit(cfg: ExItConfig | None, run_dir: str | Path | None = None,
@@ -379,21 +375,9 @@ def train_exit(cfg: ExItConfig | None, run_dir: str | Path | None = None,
         if spec is None:
             raise ConfigError(f"{str(run_dir)!r} holds no {ALGORITHM} run (no config.yaml with "
                               f"algorithm: {ALGORITHM})")
-        fixed = sorted(set(changes or {}) - set(RESUMABLE))
-        if fixed:
-            raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE)} "
-                              f"may change, not {fixed}")
-        cfg = ExItConfig.from_dict({**spec, **(changes or {})})
+        cfg = ExItConfig.from_dict(resumed_spec(spec, changes, RESUMABLE))
         trainer = ExItTrainer(cfg, run_dir)
-        latest = run_dir / "checkpoints" / "latest.pt"
-        remove_stale_temporaries(run_dir)
-        if latest.exists():
-            payload = load_checkpoint(latest)
-            try:
-                trainer.restore(payload)
-            except (KeyError, ValueError, RuntimeError) as error:
-                raise CheckpointError(f"{str(latest)!r} does not hold a training state this "
-                                      f"run can resume ({error})") from None
+        restore_latest(trainer, run_dir)
         if trainer.iteration >= cfg.iterations:
             raise ConfigError(f"run {str(run_dir)!r} is already complete; give a larger "
                               f"iterations=N to train it further")

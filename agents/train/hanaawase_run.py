@@ -10,10 +10,9 @@ from typing import Any
 
 import yaml
 
-from agents.bots.policy import CheckpointError, load_checkpoint
 from agents.train.config import ConfigError, claim_run_dir
 from agents.train.hanaawase_ppo import HanaawaseConfig, HanaawaseTrainer, run_updates
-from agents.train.run import TrainingInterrupted, remove_stale_temporaries
+from agents.train.run import TrainingInterrupted, marked_config, restore_latest, resumed_spec
 from hanafuda_env.files import atomic_write_json, atomic_write_text
 
 RESUMABLE = ("total_decisions", "progress_bar")
@@ -21,11 +20,7 @@ RESUMABLE = ("total_decisions", "progress_bar")
 
 def saved_config(run_dir: str | Path) -> dict[str, Any] | None:
     """The config a Hana-awase run wrote into its folder, or None (not such a run)."""
-    try:
-        spec = yaml.safe_load((Path(run_dir) / "config.yaml").read_text())
-    except (OSError, yaml.YAMLError):
-        return None
-    return spec if isinstance(spec, dict) and spec.get("game") == "hanaawase" else None
+    return marked_config(run_dir, "game", "hanaawase")
 
 
 def train_hanaawase(cfg: HanaawaseConfig | None, run_dir: str | Path | None = None,
@@ -41,25 +36,13 @@ def train_hanaawase(cfg: HanaawaseConfig | None, run_dir: str | Path | None = No
         if spec is None:
             raise ConfigError(f"{str(run_dir)!r} holds no Hana-awase run (no config.yaml "
                               f"with game: hanaawase)")
-        fixed = sorted(set(changes or {}) - set(RESUMABLE))
-        if fixed:
-            raise ConfigError(f"a resumed run keeps its config; only {', '.join(RESUMABLE)} "
-                              f"may change, not {fixed}")
-        cfg = HanaawaseConfig.from_dict({**spec, **(changes or {})})
+        cfg = HanaawaseConfig.from_dict(resumed_spec(spec, changes, RESUMABLE))
         trainer = HanaawaseTrainer(cfg)
-        latest = run_dir / "checkpoints" / "latest.pt"
-        remove_stale_temporaries(run_dir)
-        if latest.exists():
-            payload = load_checkpoint(latest)
-            try:
-                trainer.restore(payload)
-            except (KeyError, ValueError, RuntimeError) as error:
-                raise CheckpointError(f"{str(latest)!r} does not hold a training state this "
-                                      f"run can resume ({error})") from None
+        restored = restore_latest(trainer, run_dir)
         if trainer.update >= trainer.n_updates:
             raise ConfigError(f"run {str(run_dir)!r} is already complete; give a larger "
                               f"total_decisions=N to train it further")
-        purge = trainer.global_step + 1 if latest.exists() else 0
+        purge = trainer.global_step + 1 if restored else 0
     else:
         assert cfg is not None
         trainer = HanaawaseTrainer(cfg)

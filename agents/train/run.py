@@ -88,6 +88,42 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     return {"run_dir": str(run_dir), **metrics}
 
 
+def marked_config(run_dir: str | Path, key: str, value: str) -> dict[str, Any] | None:
+    """The config a run wrote into its folder if it has ``key: value`` (the mark of the
+    trainer that wrote it), else None."""
+    try:
+        spec = yaml.safe_load((Path(run_dir) / "config.yaml").read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    return spec if isinstance(spec, dict) and spec.get(key) == value else None
+
+
+def resumed_spec(spec: dict[str, Any], changes: dict[str, Any] | None,
+                 resumable: tuple[str, ...]) -> dict[str, Any]:
+    """A saved config with the changes a resume may make (only the ``resumable`` keys)."""
+    fixed = sorted(set(changes or {}) - set(resumable))
+    if fixed:
+        raise ConfigError(f"a resumed run keeps its config; only {', '.join(resumable)} "
+                          f"may change, not {fixed}")
+    return {**spec, **(changes or {})}
+
+
+def restore_latest(trainer: Any, run_dir: Path) -> bool:
+    """Load the run's ``checkpoints/latest.pt`` into ``trainer`` (``restore(payload)``), once
+    the temporaries of cut-short writes are gone; whether there was one."""
+    latest = run_dir / "checkpoints" / "latest.pt"
+    remove_stale_temporaries(run_dir)
+    if not latest.exists():
+        return False
+    payload = load_checkpoint(latest)
+    try:
+        trainer.restore(payload)
+    except (KeyError, ValueError, RuntimeError) as error:
+        raise CheckpointError(f"{str(latest)!r} does not hold a training state this run can "
+                              f"resume ({error})") from None
+    return True
+
+
 def remove_stale_temporaries(run_dir: Path) -> list[Path]:
     """Delete what a write cut short left in a run folder: the temporary files of atomic
     writes (``.NAME.*.tmp``, see ``hanafuda_env.files``). Only this run writes there, so at
