@@ -7,7 +7,7 @@ The copy loads through the same safe loader and plays the same moves. With ``--f
 the run's config is written beside it as ``OUT.yaml`` (as ``train.py --config`` takes it),
 and ``OUT.json`` gets its evaluation: N paired matches (same decks, seats swapped, seed
 2026) against the expert, the greedy and the random bot, win rates and points per round with
-their 95 % intervals.
+their 95 % intervals: the matches of ``evaluate.py OUT.pt OPPONENT --matches N --seed 2026``.
 """
 
 from __future__ import annotations
@@ -48,10 +48,13 @@ def figures(policy: Path, config: Path, matches: int) -> dict:
     from agents.bots.registry import make_agent
     from agents.eval.matches import play_matches
     rules = PPOConfig.load(config).rules  # the config as trainable: see trainable_config
-    agent = PolicyAgent.load(policy, rules)
+    agent = PolicyAgent.load(policy, rules)  # seeded as evaluate.py seeds its two agents
     out: dict = {"matches": matches, "seed": SEED, "rules": rules}
     for name in OPPONENTS:
-        result = play_matches(agent, make_agent(name, rules, seed=1), matches, rules, seed=SEED)
+        agent.seed(SEED)
+        opponent = make_agent(name, rules, seed=SEED + 1)
+        result = play_matches(agent, opponent, matches, rules, seed=SEED,
+                              agent_seeds=(SEED, SEED + 1))
         out[f"vs_{name}"] = {"win_rate": result["win_rate"]["value"],
                              "win_rate_95": [result["win_rate"]["low"],
                                              result["win_rate"]["high"]],
