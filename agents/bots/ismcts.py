@@ -45,7 +45,7 @@ import numpy as np
 from agents.bots.base import Agent, decode
 from agents.bots.expert import ExpertAgent
 from agents.bots.search import ROLLOUTS, VALUES, observed_worlds, world_values
-from hanafuda_env.core import ROUND_OVER, KoiKoiCore
+from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.observation import encode_observations
 from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA
 from hanafuda_env.rules import RuleSpec
@@ -194,7 +194,7 @@ class ISMCTSAgent(Agent):
                     edge.children[key] = _Node()
                     at[i] = None
                 else:
-                    at[i] = None if ended or core.phase[i] >= ROUND_OVER else child
+                    at[i] = None if ended else child
         core.rollout(self.rollout, "round", seed=int(self.rng.integers(2**63)))
         values = world_values(core, self.rules, self.value, self.scale)
         for path, value in zip(paths, values.tolist()):

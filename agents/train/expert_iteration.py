@@ -49,11 +49,17 @@ from agents.bots.policy import (
 )
 from agents.bots.search import ROLLOUTS
 from agents.train.config import ConfigError, _check_agent, _check_number, claim_run_dir
-from agents.train.run import TrainingInterrupted, marked_config, restore_latest, resumed_spec
+from agents.train.run import (
+    finished_run,
+    interrupted_run,
+    marked_config,
+    restore_latest,
+    resumed_spec,
+)
 from hanafuda_env.core import MATCH_OVER, NUM_ACTIONS, ROUND_OVER, KoiKoiCore
-from hanafuda_env.files import atomic_write_bytes, atomic_write_json, atomic_write_text
+from hanafuda_env.files import atomic_write_bytes, atomic_write_text
 from hanafuda_env.observation import OBS_DIM, encode_observations
-from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_values
+from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_value
 from hanafuda_env.rules import RuleSet, resolve_rules
 
 ALGORITHM = "expert_iteration"
@@ -181,7 +187,7 @@ def play_search_games(search: ISMCTSAgent, rules: RuleSet, n_matches: int, seed:
                 margin = float(core.match_score[g, 0])
                 left = 0 if core.phase[g] == MATCH_OVER else rules.rounds - int(
                     core.round_index[g])
-                won = float(match_values(np.array([margin]), np.array([left]), scale)[0])
+                won = match_value(margin, left, scale)
                 for row in open_rows[g]:
                     values[row] = won if kept["seat"][row] == 0 else -won
                 open_rows[g] = []
@@ -224,10 +230,15 @@ def distil(network: ActorCritic, optimizer: torch.optim.Optimizer, data: dict[st
             optimizer.step()
             sums["policy"] += policy_loss.item() * len(idx)
             sums["value"] += value_loss.item() * len(idx)
-    with torch.no_grad():
-        agreement = (network(obs, mask)[0].argmax(-1).numpy() == data["choice"]).mean()
     return {"losses/policy_loss": sums["policy"] / n, "losses/value_loss": sums["value"] / n,
-            "losses/agreement": float(agreement)}
+            "losses/agreement": agreement(network, data)}
+
+
+@torch.no_grad()
+def agreement(network: ActorCritic, data: dict[str, np.ndarray]) -> float:
+    """How often the network's most likely move is the search's choice."""
+    logits, _ = network(torch.as_tensor(data["obs"]), torch.as_tensor(data["mask"]))
+    return float((logits.argmax(-1).numpy() == data["choice"]).mean())
 
 
 # ------------------------------------------------------------------ the run
@@ -266,6 +277,10 @@ class ExItTrainer:
                            exploration=cfg.exploration, rollout=cfg.rollout, prior=prior,
                            round_sigma=cfg.round_sigma)
 
+    def _replayed(self, end: int) -> range:
+        """The iterations whose games the distillation ending at ``end`` (exclusive) uses."""
+        return range(max(0, end - self.cfg.replay_iterations), end)
+
     def data_path(self, iteration: int) -> Path:
         return self.run_dir / "data" / f"iteration_{iteration:04d}.npz"
 
@@ -277,12 +292,9 @@ class ExItTrainer:
                                  stage_seed(cfg.seed, "games", self.iteration),
                                  cfg.round_sigma, on_match)
         searched = time.perf_counter() - started
-        with torch.no_grad():  # how often the network already plays the search's move
-            logits, _ = self.network(torch.as_tensor(data["obs"]), torch.as_tensor(data["mask"]))
-        before = float((logits.argmax(-1).numpy() == data["choice"]).mean())
+        before = agreement(self.network, data)  # before it learns these games
         self._save_data(data)
-        replay = [np.load(self.data_path(k)) for k in
-                  range(max(0, self.iteration - cfg.replay_iterations + 1), self.iteration + 1)]
+        replay = [np.load(self.data_path(k)) for k in self._replayed(self.iteration + 1)]
         train_on = {key: np.concatenate([part[key] for part in replay]) for key in data}
         self.network.train()
         generator = torch.Generator().manual_seed(stage_seed(cfg.seed, "fit", self.iteration))
@@ -348,8 +360,8 @@ class ExItTrainer:
         self.iteration, self.decisions = int(payload["iteration"]), int(payload["decisions"])
         self.history = list(payload["history"])
         self.best_win_rate = float(payload["best_win_rate"])
-        missing = [k for k in range(max(0, self.iteration - self.cfg.replay_iterations + 1),
-                                    self.iteration) if not self.data_path(k).is_file()]
+        missing = [k for k in self._replayed(self.iteration + 1)[:-1]
+                   if not self.data_path(k).is_file()]
         if missing:
             raise CheckpointError(f"{str(self.run_dir)!r} lacks the search games of iteration(s) "
                                   f"{missing} (data/) that its next distillation learns from")
@@ -404,12 +416,8 @@ def train_exit(cfg: ExItConfig | None, run_dir: str | Path | None = None,
                                              for k, v in metrics.items()
                                              if k.startswith("eval/win_rate")))
     except KeyboardInterrupt:
-        saved = (run_dir / "checkpoints" / "latest.pt").exists()
-        raise TrainingInterrupted(
-            "interrupted; {resume} continues from the last finished iteration" if saved else
-            "interrupted before the run's first iteration ended; {resume} starts it over",
-            run_dir) from None
+        raise interrupted_run(run_dir, "the last finished iteration",
+                              "the run's first iteration ended") from None
     finally:
         writer.close()
-    atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
-    return {"run_dir": str(run_dir), **metrics}
+    return finished_run(run_dir, metrics)

@@ -12,8 +12,14 @@ import yaml
 
 from agents.train.config import ConfigError, claim_run_dir
 from agents.train.hanaawase_ppo import HanaawaseConfig, HanaawaseTrainer, run_updates
-from agents.train.run import TrainingInterrupted, marked_config, restore_latest, resumed_spec
-from hanafuda_env.files import atomic_write_json, atomic_write_text
+from agents.train.run import (
+    finished_run,
+    interrupted_run,
+    marked_config,
+    restore_latest,
+    resumed_spec,
+)
+from hanafuda_env.files import atomic_write_text
 
 RESUMABLE = ("total_decisions", "progress_bar")
 
@@ -59,12 +65,8 @@ def train_hanaawase(cfg: HanaawaseConfig | None, run_dir: str | Path | None = No
                                                    trainer.update + stop_after)
         metrics = run_updates(trainer, writer, run_dir, last)
     except KeyboardInterrupt:
-        saved = (run_dir / "checkpoints" / "latest.pt").exists()
-        raise TrainingInterrupted(
-            "interrupted; {resume} continues from the last checkpoint" if saved else
-            "interrupted before the run's first checkpoint; {resume} starts it over",
-            run_dir) from None
+        raise interrupted_run(run_dir, "the last checkpoint",
+                              "the run's first checkpoint") from None
     finally:
         writer.close()
-    atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
-    return {"run_dir": str(run_dir), **metrics}
+    return finished_run(run_dir, metrics)

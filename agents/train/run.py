@@ -83,9 +83,27 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
     finally:
         writer.close()
         trainer.close()
-    atomic_write_json(run_dir / "summary.json", {"run_dir": str(run_dir), **metrics})
+    summary = finished_run(run_dir, metrics)
     remove_stale_temporaries(run_dir)
-    return {"run_dir": str(run_dir), **metrics}
+    return summary
+
+
+def interrupted_run(run_dir: Path, continues_from: str, before_first: str
+                    ) -> TrainingInterrupted:
+    """What Ctrl-C during a run's loop says: resuming continues from ``continues_from``, or,
+    with no ``checkpoints/latest.pt`` yet (interrupted ``before_first``), starts over."""
+    if (run_dir / "checkpoints" / "latest.pt").exists():
+        return TrainingInterrupted(f"interrupted; {{resume}} continues from {continues_from}",
+                                   run_dir)
+    return TrainingInterrupted(f"interrupted before {before_first}; {{resume}} starts it over",
+                               run_dir)
+
+
+def finished_run(run_dir: Path, metrics: dict[str, float]) -> dict[str, Any]:
+    """A finished run's ``summary.json`` written; what its trainer returns."""
+    summary = {"run_dir": str(run_dir), **metrics}
+    atomic_write_json(run_dir / "summary.json", summary)
+    return summary
 
 
 def marked_config(run_dir: str | Path, key: str, value: str) -> dict[str, Any] | None:

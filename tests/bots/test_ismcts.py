@@ -12,8 +12,8 @@ from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
 from hanafuda_env.core import NUM_ACTIONS, KoiKoiCore
 from hanafuda_env.observation import encode_observations
-from hanafuda_env.state import DECIDE, STOP
-from tests.helpers.scenarios import random_play
+from hanafuda_env.state import STOP
+from tests.helpers.scenarios import last_round_decision, random_play
 
 
 def positions(n: int = 12, steps: int = 9, seed: int = 2) -> KoiKoiCore:
@@ -54,14 +54,7 @@ def test_choices_are_legal_reproducible_and_the_most_visited(rollout) -> None:
 
 def test_a_stop_on_the_last_round_with_the_lead_is_taken() -> None:
     """Koi-koi can only lose what a stop banks when the stop already wins the match."""
-    core = KoiKoiCore(400, {"rounds": 1}, seed=5)
-    rng = np.random.default_rng(5)
-    for _ in range(60):
-        waiting = np.flatnonzero(core.phase == DECIDE)
-        if len(waiting):
-            break
-        core.step(core.sample_legal_actions(rng))
-    one = core.fork(int(waiting[0]))
+    one = last_round_decision()
     agent = ISMCTSAgent(one.rules, seed=0, iterations=64, wave=16)
     assert agent.act(encode_observations(one), one.legal_action_mask())[0] == STOP
 

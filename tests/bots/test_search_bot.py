@@ -13,8 +13,8 @@ from agents.bots.registry import make_agent
 from agents.bots.search import SearchAgent
 from hanafuda_env.core import KoiKoiCore
 from hanafuda_env.observation import encode_observations
-from hanafuda_env.state import DECIDE, STOP, check_state
-from tests.helpers.scenarios import random_play
+from hanafuda_env.state import STOP, check_state
+from tests.helpers.scenarios import last_round_decision, random_play
 
 
 def positions(n: int = 24, steps: int = 9, seed: int = 2) -> KoiKoiCore:
@@ -63,16 +63,7 @@ def test_choices_are_legal_reproducible_and_reported(rollout) -> None:
 
 def test_a_stop_on_the_last_round_with_the_lead_is_taken() -> None:
     """Koi-koi can only lose what a stop banks when the stop already wins the match."""
-    rules = {"rounds": 1}
-    core = KoiKoiCore(400, rules, seed=5)
-    rng = np.random.default_rng(5)
-    for _ in range(60):
-        waiting = np.flatnonzero(core.phase == DECIDE)
-        if len(waiting):
-            break
-        core.step(core.sample_legal_actions(rng))
-    g = int(waiting[0])
-    one = core.fork(g)
+    one = last_round_decision()
     agent = SearchAgent(one.rules, seed=0, worlds=64, value="match")
     assert agent.act(encode_observations(one), one.legal_action_mask())[0] == STOP
 

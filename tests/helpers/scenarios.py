@@ -249,3 +249,16 @@ def random_play(n: int, steps: int, seed: int, rules=None) -> KoiKoiCore:
     for _ in range(steps):
         core.step(core.sample_legal_actions(rng))
     return core
+
+
+def last_round_decision(seed: int = 5) -> KoiKoiCore:
+    """One game of a one-round match whose player to move has just made yaku and decides
+    koi-koi or stop: with the lead a stop wins the match, koi-koi can only lose it."""
+    core = KoiKoiCore(400, {"rounds": 1}, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        waiting = np.flatnonzero(core.phase == DECIDE)
+        if len(waiting):
+            return core.fork(int(waiting[0]))
+        core.step(core.sample_legal_actions(rng))
+    raise AssertionError(f"no koi-koi decision within 60 moves of seed {seed}")
