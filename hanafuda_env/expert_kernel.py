@@ -5,6 +5,10 @@ koi-koi as match-win chances). It lives here, below the agents, because the kern
 play it as a compiled policy (``batch.EXPERT``) without returning to Python per move; the
 agent calls the same functions on the views it decodes from observations.
 
+Each candidate outcome is valued by the race of :mod:`hanafuda_env.expert_race` (who
+improves their yaku total first); this module lists the outcomes, compares them, decides
+koi-koi or stop by match-win chances, and offers the batch entry points.
+
 It works on *views* of what the player to move sees (:mod:`hanafuda_env.expert_views`, whose
 names this module also offers): decoded from observations or built from game records, never
 from the opponent's hand or the stock order.
@@ -26,7 +30,32 @@ from numba import njit
 
 from . import cards as C
 from .bits import _ONE, _U, _ZERO, lowest_index, popcount, splitmix64
-from .card_model import CARD_MODEL, CODES, MAX_TURNS, chance_table
+from .card_model import CARD_MODEL, chance_table
+from .expert_race import (
+    F_EXHAUST,
+    F_P_ME,
+    F_P_OPP,
+    F_POT_ME,
+    F_POT_OPP,
+    F_VALUE,
+    F_WIN_ME,
+    F_WIN_OPP,
+    LANES,
+    MAX_NEED,
+    MAX_OUT,
+    N_FLOATS,
+    T_EXCLUDERS,
+    T_EXTRA_POINTS,
+    T_EXTRA_SLOT,
+    T_FLOOR,
+    T_NEED_A,
+    T_POINTS,
+    T_REPLACES,
+    T_SLOT_A,
+    breakdown_total,
+    points,
+    race,
+)
 from .expert_views import (  # noqa: F401  (the views are part of this module's interface)
     N_VI,
     N_VU,
@@ -52,18 +81,7 @@ from .expert_views import (  # noqa: F401  (the views are part of this module's 
     views_from_observations,
     views_from_records,
 )
-from .kernel import (
-    DEALER_ALWAYS,
-    HIGHEST_TOTAL,
-    P_EXHAUSTION,
-    P_EXHAUSTION_POINTS,
-    P_N_YAKU,
-    P_QUIET_WINNER,
-    P_STAKE,
-    compile_rules,
-    pile_breakdown,
-    round_score,
-)
+from .kernel import P_STAKE, compile_rules
 from .observation import score_unit
 from .rules import RuleSet
 from .scoring import yaku_table
@@ -77,20 +95,7 @@ DEFAULT_WEIGHTS = {"potential": 0.4,  # weight of expected yaku gains beyond the
 MADE_BONUS = 1000.0  # in rule units: making yaku now outranks every other outcome
 NOISE = 1e-9  # tie-break noise per outcome
 
-# Columns of the yaku table the expert reads (one row per yaku of the rule set's table):
-# the mask slots and counts of up to two conditions (slot -1: none), the slot of the mask
-# whose further cards add points (-1: none), those points, the base points, the least gain
-# of making it anew, and the yaku that cancel it / that it replaces as bit sets.
-(T_SLOT_A, T_SLOT_B, T_NEED_A, T_NEED_B, T_EXTRA_SLOT, T_EXTRA_POINTS, T_POINTS, T_FLOOR,
- T_EXCLUDERS, T_REPLACES) = range(10)
-MAX_NEED = 10  # the most cards a yaku condition asks for (kasu)
-MAX_OUT = 8  # outcomes valued together (a hand's plays)
-LANES = 2 * MAX_OUT  # work lanes: my side of each outcome, then the opponent's
 MAX_OUTCOMES = 3 * 48  # a mask row's most: every play, take and second outcome
-# per-outcome floats: each side's improvement chance, mean score and gains, the race
-(F_Q_ME, F_WIN_ME, F_POT_ME, F_Q_OPP, F_WIN_OPP, F_POT_OPP, F_P_ME, F_P_OPP, F_EXHAUST,
- F_VALUE) = range(10)
-_N_FLOATS = 10
 
 _BIT = C.CARD_BITS.copy()
 _MONTH_MASK = C.MONTH_MASK_OF_CARD.copy()
@@ -109,7 +114,7 @@ class ExpertRules:
     table: np.ndarray  # (n_yaku, 10) int64
     forbidden: np.ndarray  # (n_yaku,) uint64
     mask_bits: np.ndarray  # (n_masks,) uint64: the distinct card masks of the table
-    chances: np.ndarray  # card_model.chance_table
+    chances: np.ndarray  # card_model.chance_table, a row (8,) per code: _rows_of
     unit: int  # RuleSet.point_unit
     score_unit: float  # the encoder's scale of totals and scores
     rounds: int
@@ -162,8 +167,16 @@ def _build(rules: RuleSet, chances: np.ndarray) -> ExpertRules:
         table[i, T_REPLACES] = sum(1 << j for j in range(len(yaku)) if i in excluders[j])
     return ExpertRules(compiled.params, compiled.yaku_masks, compiled.yaku_counts, table,
                        np.array([y.forbidden for y in yaku], dtype=np.uint64),
-                       np.array(masks, dtype=np.uint64), chances, rules.point_unit,
+                       np.array(masks, dtype=np.uint64), _rows_of(chances), rules.point_unit,
                        score_unit(rules), rules.rounds)
+
+
+def _rows_of(chances: np.ndarray) -> np.ndarray:
+    """The chance table as one row per placement code (mine for the four cards, then
+    theirs): a month's lookup reads one cache line, not eight."""
+    rows = np.ascontiguousarray(chances.transpose(2, 0, 1).reshape(chances.shape[2], 8))
+    rows.flags.writeable = False
+    return rows
 
 
 def weights_of(values: dict[str, float] | None = None) -> np.ndarray:
@@ -182,7 +195,7 @@ def rollout_arguments(expert: ExpertRules, weights: np.ndarray | None = None) ->
 def _placeholder() -> tuple:
     """Arguments of the same types as :func:`rollout_arguments`' for rollouts without the
     expert (one compiled rollout for every policy pair)."""
-    chances = np.zeros((2, 4, 0))
+    chances = np.zeros((0, 8))
     chances.flags.writeable = False  # as the chance table
     return (1.0, 1, weights_of(), np.zeros((0, 10), dtype=np.int64), np.zeros(0, np.uint64),
             np.zeros(0, np.uint64), chances, 1.0, _scratch(0, 0))
@@ -202,248 +215,13 @@ def _scratch(n_masks: int, n_events: int) -> tuple:
     list. Lane o is my side after outcome o, lane MAX_OUT + o the opponent's."""
     return (np.zeros((48, LANES)), np.zeros((n_masks, MAX_NEED + 1, LANES)),
             np.zeros((4, n_events)), np.zeros((MAX_OUT + 1, MAX_YAKU), dtype=np.int64),
-            np.zeros((n_masks, LANES + 1), dtype=np.int64), np.zeros((_N_FLOATS, MAX_OUT)),
+            np.zeros((n_masks, LANES + 1), dtype=np.int64), np.zeros((N_FLOATS, MAX_OUT)),
             np.zeros((4, LANES), dtype=np.uint64), np.zeros((2, MAX_OUT), dtype=np.int64),
             np.zeros((4, MAX_OUTCOMES), dtype=np.uint64),
             np.zeros((2, MAX_OUTCOMES), dtype=np.int64))
 
 
 NO_EXPERT = _placeholder()
-
-
-# ------------------------------------------------------------------------------ the model
-# A row's candidate outcomes are valued together, the outcome the innermost axis of every
-# work array: one move changes the cards of one month only, and the count tails of a mask
-# update for all outcomes in one vectorized pass per card.
-@njit(cache=True)
-def _acquisition(n, hands, fields, gones, unseen, my_turns, draw_now, chances, acq) -> None:
-    """``acq[card, o]`` / ``acq[card, MAX_OUT + o]``: the chance that each card not in a
-    pile (``gones[o]``) ends in my pile / the opponent's after outcome o: the card model's table by
-    where the month's four cards lie, and my draw still to come this turn taking a field
-    card first. Turns beyond the table (none in a game) read its nearest row."""
-    turns = min(max(my_turns, 0), MAX_TURNS) * CODES
-    n_unseen = float(max(popcount(unseen), 1))
-    for m in range(12):
-        shift = _U(4 * m)
-        u = (unseen >> shift) & _U(15)
-        hit = float(popcount(u)) / n_unseen if draw_now else 0.0
-        for o in range(n):
-            f = (fields[o] >> shift) & _U(15)
-            at = turns + np.int64(((hands[o] >> shift) & _U(15)) | (f << _U(4)) | (u << _U(8)))
-            gone = gones[o] >> shift
-            for k in range(4):
-                mine, theirs = chances[0, k, at], chances[1, k, at]
-                if (f >> _U(k)) & _ONE:
-                    mine = (1.0 - hit) * mine + hit
-                    theirs = (1.0 - hit) * theirs
-                if (gone >> _U(k)) & _ONE:
-                    mine, theirs = 0.0, 0.0
-                acq[4 * m + k, o] = mine
-                acq[4 * m + k, MAX_OUT + o] = theirs
-
-
-@njit(cache=True)
-def _points(total, loser_called, winner_calls, params) -> np.int64:
-    base, factor = round_score(total, loser_called, winner_calls, params)
-    return base * factor
-
-
-@njit(cache=True, inline="always")
-def _bit_index(bit) -> np.int64:
-    return lowest_index(_U(bit))
-
-
-@njit(cache=True)
-def _tails(n, piles, acq, table, mask_bits, tails, per_mask) -> None:
-    """Count tails of every mask's cards not yet in the lane's pile: ``tails[m, r, lane]``
-    the chance that at least r of them get there (a Poisson-binomial, one card at a time,
-    ascending; a card with no chance leaves the tails as they were), up to the largest r
-    asked; ``per_mask[m, lane]`` the mask's cards in the pile."""
-    n_yaku, n_masks = table.shape[0], mask_bits.shape[0]
-    common = piles[0]
-    for o in range(n):
-        common &= piles[o] & piles[MAX_OUT + o]
-    for m in range(n_masks):
-        for o in range(LANES):
-            per_mask[m, o] = popcount(piles[o] & mask_bits[m])
-        per_mask[m, LANES] = 0
-    for y in range(n_yaku):
-        for k in range(3):
-            m = table[y, T_SLOT_A + k] if k < 2 else table[y, T_EXTRA_SLOT]
-            if m < 0:
-                continue
-            reach = per_mask[m, LANES]
-            if k == 2:
-                reach = max(reach, 1)
-            else:
-                for o in range(n):
-                    need = table[y, T_NEED_A + k]
-                    reach = max(reach, need - per_mask[m, o], need - per_mask[m, MAX_OUT + o])
-            per_mask[m, LANES] = reach
-    for m in range(n_masks):
-        cap = per_mask[m, LANES]
-        t = tails[m]
-        for o in range(LANES):  # every lane: a fixed width the compiler vectorizes
-            t[0, o] = 1.0
-        for r in range(1, cap + 1):
-            for o in range(LANES):
-                t[r, o] = 0.0
-        done = 0
-        bits = mask_bits[m] & ~common
-        while bits != _ZERO and cap > 0:
-            p = acq[lowest_index(bits)]
-            bits &= bits - _ONE
-            live = False
-            for o in range(n):
-                live = live or p[o] != 0.0 or p[MAX_OUT + o] != 0.0
-            if not live:
-                continue
-            for r in range(min(done + 1, cap), 0, -1):
-                here, below = t[r], t[r - 1]
-                for o in range(LANES):
-                    here[o] += (below[o] - here[o]) * p[o]
-            done += 1
-
-
-@njit(cache=True)
-def _events(n, side, piles, totals, loser_called, winner_calls, bds, bd_row, params, table,
-            forbidden, tails, per_mask, floats, events) -> None:
-    """One player's chance of improving the yaku total after each outcome, the mean score if
-    so and the expected yaku gains (``floats`` rows ``side * 3 + 0..2``); outcome 0's ways
-    to improve (a yaku made anew, a standing one growing) into ``events[2 side : 2 side + 2]``
-    (chances, scores). A yaku needs ``need`` cards of a mask: with ``have`` in the pile, at
-    least ``need - have`` of the others, read off their count tails (:func:`_tails`)."""
-    n_yaku = table.shape[0]
-    probs, scores = events[2 * side], events[2 * side + 1]
-    for o in range(n):
-        lane = side * MAX_OUT + o
-        pile, total = piles[lane], totals[o]
-        breakdown = bds[bd_row if bd_row >= 0 else o]
-        none = 1.0
-        weight, weighted, potential = 0.0, 0.0, 0.0
-        e = 0
-        for y in range(n_yaku):
-            prob, met = 1.0, (pile & forbidden[y]) == _ZERO
-            allowed = met
-            for k in range(2):
-                m = table[y, T_SLOT_A + k]
-                if m >= 0:
-                    need, have = table[y, T_NEED_A + k], per_mask[m, lane]
-                    met = met and have >= need
-                    prob = prob * tails[m, max(need - have, 0), lane]
-            blocked = False
-            others = table[y, T_EXCLUDERS]
-            while others:
-                j = others & -others  # the lowest yaku of the set, as a bit
-                others ^= j
-                blocked = blocked or breakdown[_bit_index(j)] > 0
-            replaced = 0
-            others = table[y, T_REPLACES]
-            while others:
-                j = others & -others
-                others ^= j
-                replaced += breakdown[_bit_index(j)]
-            p = 0.0 if met or blocked else (prob if allowed else 0.0)
-            gain = max(table[y, T_POINTS] - replaced, table[y, T_FLOOR])
-            for grow in range(2):
-                if grow:
-                    if table[y, T_EXTRA_SLOT] < 0:
-                        break
-                    p = tails[table[y, T_EXTRA_SLOT], 1, lane] if breakdown[y] > 0 else 0.0
-                    gain = table[y, T_EXTRA_POINTS]
-                p = min(max(p, 0.0), 1.0)
-                score = float(_points(total + gain, loser_called, winner_calls, params))
-                if o == 0:
-                    probs[e] = p
-                    scores[e] = score
-                none = none * (1.0 - p) if e else 1.0 - p
-                weight += p
-                weighted += p * score
-                potential += p * gain
-                e += 1
-        floats[3 * side, o] = 1.0 - none
-        floats[3 * side + 1, o] = weighted / max(weight, 1e-12)
-        floats[3 * side + 2, o] = potential
-
-
-@njit(cache=True)
-def _exhaustion_value(total, opp_total, me_called, opp_called, my_calls, opp_calls, dealer,
-                      params) -> float:
-    """What both hands running out would be worth to me (§2.6, §2.8, §2.10)."""
-    rule = params[P_EXHAUSTION]
-    called = me_called or opp_called
-    quiet = rule == DEALER_ALWAYS or (not called and total == 0 and opp_total == 0)
-    value = 0.0
-    offset = params[P_QUIET_WINNER]
-    if offset >= 0 and quiet:
-        pts = float(params[P_EXHAUSTION_POINTS])
-        value = pts if dealer != (offset == 1) else -pts
-    if rule == HIGHEST_TOTAL and called:
-        if total > opp_total or (total == opp_total and dealer):
-            value = float(_points(total, opp_called, my_calls, params))
-        else:
-            value = -float(_points(opp_total, me_called, opp_calls, params))
-    return value
-
-
-@njit(cache=True, inline="always")
-def _spread(q, turns) -> float:
-    """A chance over the rest of the round as the same chance each turn."""
-    return 1.0 - (1.0 - q) ** (1.0 / float(max(turns, 1))) if turns > 0 else 0.0
-
-
-@njit(cache=True)
-def _race(vu, vi, n, sets, totals, my_turns, draw_now, me_called, my_calls, params, masks,
-          counts, table, forbidden, mask_bits, chances, scratch) -> None:
-    """Who improves their yaku total first after each of ``n`` outcomes (``sets``: hand,
-    field, pile rows): the chances that I / the opponent do (turns alternating, the
-    opponent first), each side's mean score and gains, and the value of both hands running
-    out, into the per-outcome floats."""
-    acq, tails, events, bds, per_mask, floats = scratch[:6]
-    hands, fields, piles, gones = sets[0], sets[1], sets[2], sets[3]
-    opp_pile = vu[VU_OPP_PILE]
-    opp_total, opp_called, opp_calls = vi[VI_OPP_TOTAL], vi[VI_OPP_CALLED] != 0, vi[VI_OPP_CALLS]
-    for o in range(n):
-        gones[o] = piles[o] | opp_pile
-    _acquisition(n, hands, fields, gones, vu[VU_UNSEEN], my_turns, draw_now, chances, acq)
-    opp_totals = totals[1]
-    for o in range(MAX_OUT):  # the lanes of my piles, then the opponent's (lanes past n idle)
-        if o >= n:
-            piles[o] = piles[0]
-        piles[MAX_OUT + o] = opp_pile
-        opp_totals[o] = opp_total
-    _tails(n, piles, acq, table, mask_bits, tails, per_mask)
-    _events(n, 0, piles, totals[0], opp_called, my_calls, bds, -1, params, table, forbidden,
-            tails, per_mask, floats, events)
-    _events(n, 1, piles, opp_totals, me_called, opp_calls, bds, MAX_OUT, params, table,
-            forbidden, tails, per_mask, floats, events)
-    opp_turns = vi[VI_OPP_HAND_N]
-    dealer = vi[VI_DEALER] != 0
-    for o in range(n):
-        h_me, h_opp = _spread(floats[F_Q_ME, o], my_turns), _spread(floats[F_Q_OPP, o],
-                                                                    opp_turns)
-        alive, p_me, p_opp = 1.0, 0.0, 0.0
-        for t in range(8):  # a player has at most a hand of turns left
-            if opp_turns > t:
-                p_opp += alive * h_opp
-                alive = alive * (1.0 - h_opp)
-            if my_turns > t:
-                p_me += alive * h_me
-                alive = alive * (1.0 - h_me)
-        floats[F_P_ME, o] = p_me
-        floats[F_P_OPP, o] = p_opp
-        floats[F_EXHAUST, o] = _exhaustion_value(totals[0, o], opp_total, me_called, opp_called,
-                                                 my_calls, opp_calls, dealer, params)
-
-
-@njit(cache=True)
-def _breakdown_total(pile, called, params, masks, counts, out) -> np.int64:
-    n_yaku = params[P_N_YAKU]
-    pile_breakdown(pile, 1 if called else 0, masks, counts, n_yaku, out)
-    total = 0
-    for y in range(n_yaku):
-        total += out[y]
-    return total
 
 
 @njit(cache=True)
@@ -485,9 +263,9 @@ def _card_values(vu, vi, n, outs, weights, params, masks, counts, table, forbidd
         sets[0, o] = vu[VU_HAND] & ~outs[0, o]
         sets[1, o] = (vu[VU_FIELD] & ~outs[1, o]) | outs[2, o]
         sets[2, o] = vu[VU_OWN_PILE] | outs[3, o]
-        totals[0, o] = _breakdown_total(sets[2, o], own_called, params, masks, counts, bds[o])
+        totals[0, o] = breakdown_total(sets[2, o], own_called, params, masks, counts, bds[o])
     my_calls = vi[VI_OWN_CALLS]
-    _race(vu, vi, n, sets, totals, vi[VI_OWN_HAND_N] - (1 if phase == PLAY else 0),
+    race(vu, vi, n, sets, totals, vi[VI_OWN_HAND_N] - (1 if phase == PLAY else 0),
           phase == PLAY or phase == CHOOSE_PLAYED, own_called, my_calls, params, masks,
           counts, table, forbidden, mask_bits, chances, scratch)
     opp_called = vi[VI_OPP_CALLED] != 0
@@ -501,7 +279,7 @@ def _card_values(vu, vi, n, outs, weights, params, masks, counts, table, forbidd
         if total > vi[VI_OWN_TOTAL]:
             # a capture that makes yaku is always taken (the biggest first): it wins the
             # round or, after a koi-koi, keeps every card captured so far
-            stop = float(_points(total, opp_called, my_calls, params))
+            stop = float(points(total, opp_called, my_calls, params))
             value = MADE_BONUS * unit + stop + 1e-3 * value
         floats[F_VALUE, o] = value
 
@@ -515,11 +293,11 @@ def _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits,
     events, bds, floats, sets, totals = scratch[2], scratch[3], scratch[5], scratch[6], \
         scratch[7]
     sets[0, 0], sets[1, 0], sets[2, 0] = vu[VU_HAND], vu[VU_FIELD], vu[VU_OWN_PILE]
-    totals[0, 0] = _breakdown_total(vu[VU_OWN_PILE], True, params, masks, counts, bds[0])
-    _race(vu, vi, 1, sets, totals, vi[VI_OWN_HAND_N], False, True, vi[VI_OWN_CALLS] + 1,
+    totals[0, 0] = breakdown_total(vu[VU_OWN_PILE], True, params, masks, counts, bds[0])
+    race(vu, vi, 1, sets, totals, vi[VI_OWN_HAND_N], False, True, vi[VI_OWN_CALLS] + 1,
           params, masks, counts, table, forbidden, mask_bits, chances, scratch)
     opp_called = vi[VI_OPP_CALLED] != 0
-    stop = float(_points(vi[VI_OWN_TOTAL], opp_called, vi[VI_OWN_CALLS], params))
+    stop = float(points(vi[VI_OWN_TOTAL], opp_called, vi[VI_OWN_CALLS], params))
     diff = float(vi[VI_SCORE_DIFF])
     later = max(vi[VI_ROUNDS_LEFT] - 1, 0)
     sigma = weights[1] * unit * math.sqrt(later) + 1e-6
@@ -585,7 +363,7 @@ def choose(vu, vi, plays, takes, can_stop, can_koikoi, noise, at_first, at_secon
     card actions (ascending) adds ``NOISE × noise[at_first + i]``, the second outcome j of
     the plays matching two field cards ``NOISE × noise[at_second + j]``."""
     bds = scratch[3]
-    _breakdown_total(vu[VU_OPP_PILE], vi[VI_OPP_CALLED] != 0, params, masks, counts,
+    breakdown_total(vu[VU_OPP_PILE], vi[VI_OPP_CALLED] != 0, params, masks, counts,
                      bds[MAX_OUT])
     if plays == _ZERO and takes == _ZERO:
         if can_stop and can_koikoi:

@@ -22,6 +22,7 @@ ENV_LAYERS = [
     {"state"},
     {"kernel", "observation", "hanaawase_state", "card_model"},
     {"expert_views"},
+    {"expert_race"},
     {"expert_kernel"},
     {"batch"},
     {"core", "hanaawase_kernel"},

@@ -21,6 +21,7 @@ from agents.eval.matches import (
 )
 from hanafuda_env import cards as C
 from hanafuda_env import expert_kernel as K
+from hanafuda_env import expert_race as R
 from hanafuda_env.core import (
     DECIDE,
     KOIKOI,
@@ -125,11 +126,11 @@ def koikoi_race(core: KoiKoiCore, me_called: bool) -> tuple[np.ndarray, np.ndarr
     scratch = K.new_scratch(expert)
     bds, sets, totals = scratch[3], scratch[6], scratch[7]
     sets[0, 0], sets[1, 0], sets[2, 0] = vu[K.VU_HAND], vu[K.VU_FIELD], vu[K.VU_OWN_PILE]
-    totals[0, 0] = K._breakdown_total(vu[K.VU_OWN_PILE], True, expert.params, expert.masks,
+    totals[0, 0] = R.breakdown_total(vu[K.VU_OWN_PILE], True, expert.params, expert.masks,
                                       expert.counts, bds[0])
-    K._breakdown_total(vu[K.VU_OPP_PILE], vi[K.VI_OPP_CALLED] != 0, expert.params,
+    R.breakdown_total(vu[K.VU_OPP_PILE], vi[K.VI_OPP_CALLED] != 0, expert.params,
                        expert.masks, expert.counts, bds[K.MAX_OUT])
-    K._race(vu, vi, 1, sets, totals, vi[K.VI_OWN_HAND_N], False, me_called,
+    R.race(vu, vi, 1, sets, totals, vi[K.VI_OWN_HAND_N], False, me_called,
             vi[K.VI_OWN_CALLS] + 1, expert.params, expert.masks, expert.counts, expert.table,
             expert.forbidden, expert.mask_bits, expert.chances, scratch)
     return scratch[5][:, 0].copy(), scratch[2][3].copy()
@@ -184,7 +185,7 @@ def test_expert_values_running_out_of_cards_as_the_rule_set_pays(
     core = at_decision(SANKO, [1, 5, 4], rules, opp_called=they_called,
                        dealer=0 if dealer else 1)
     expert, _, vi = view_of(core)
-    got = K._exhaustion_value(mine, theirs, me_called, vi[K.VI_OPP_CALLED] != 0,
+    got = R._exhaustion_value(mine, theirs, me_called, vi[K.VI_OPP_CALLED] != 0,
                               int(me_called), vi[K.VI_OPP_CALLS], vi[K.VI_DEALER] != 0,
                               expert.params)
     assert got == value
