@@ -69,12 +69,15 @@ _NOTHING = GameStepOutcome((0, 0), False, False, [], [])
 
 
 def _field(name: str, doc: str) -> property:
-    """A state field as a Python value (int or list); assigning writes it into the state."""
+    """A state field as a Python value (int or list); assigning writes it into the state.
+    It reads the field's column view (``records[name]``), which costs a tenth of indexing
+    the record by name: the AEC env reads the mover and phase several times a step."""
     def get(self: KoiKoiGame) -> Any:
-        return self._row[name].tolist()
+        column = self._columns[name]
+        return column.item() if column.ndim == 1 else column[0].tolist()
 
     def put(self: KoiKoiGame, value: Any) -> None:
-        self._row[name] = value
+        self._columns[name][0] = value
 
     return property(get, put, doc=doc)
 
@@ -108,7 +111,7 @@ class KoiKoiGame:
 
     def _buffers(self, records: np.ndarray) -> None:
         self.records = records
-        self._row = records[0]  # the game's record: reads and writes go to ``records``
+        self._columns = {name: records[name] for name in records.dtype.names}  # views
         self._rows = np.zeros(1, dtype=RESULT_DTYPE)
         self._row_games = np.zeros(1, dtype=np.int64)
         self._n_results = np.zeros(1, dtype=np.int8)
