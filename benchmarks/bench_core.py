@@ -53,6 +53,7 @@ def bench_core(batch: int, seconds: float, seed: int = 0) -> tuple[float, float]
 def bench_rollouts(copies: int, seconds: float, policy: str, seed: int = 0) -> float:
     """Decisions/s of in-kernel rollouts of ``copies`` forks of one game to its round's end."""
     source = KoiKoiCore(1, seed=seed, autoreset=False)
+    source.fork(0, copies).rollout(policy, "round", seed=0)  # compiles, if the cache is cold
     decisions = 0
     start = time.perf_counter()
     k = 0
