@@ -152,7 +152,7 @@ def expert_by_outcomes(games: int = 256, turns: int = 60) -> None:
         masks.append(mask)
         core.step(agent.act(obs, mask))
     obs, mask = np.concatenate(observations), np.concatenate(masks)
-    expert = agent._expert
+    expert = K.expert_rules(agent.rules)
     vu = np.empty((len(obs), K.N_VU), dtype=np.uint64)
     vi = np.empty((len(obs), K.N_VI), dtype=np.int64)
     K.views_from_observations(obs, expert.score_unit, expert.rounds, vu, vi)

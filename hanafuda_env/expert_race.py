@@ -111,8 +111,9 @@ def _tails(n, piles, acq, table, mask_bits, tails, per_mask) -> None:
     for o in range(n):
         common &= piles[o] & piles[MAX_OUT + o]
     for m in range(n_masks):
-        for o in range(LANES):
+        for o in range(n):
             per_mask[m, o] = popcount(piles[o] & mask_bits[m])
+            per_mask[m, MAX_OUT + o] = popcount(piles[MAX_OUT + o] & mask_bits[m])
         per_mask[m, LANES] = 0
     for y in range(n_yaku):
         for k in range(3):
@@ -257,9 +258,7 @@ def race(vu, vi, n, sets, totals, my_turns, draw_now, me_called, my_calls, param
         gones[o] = piles[o] | opp_pile
     _acquisition(n, hands, fields, gones, vu[VU_UNSEEN], my_turns, draw_now, chances, acq)
     opp_totals = totals[1]
-    for o in range(MAX_OUT):  # the lanes of my piles, then the opponent's (lanes past n idle)
-        if o >= n:
-            piles[o] = piles[0]
+    for o in range(n):  # the live lanes: my piles are set, the opponent's is the same in each
         piles[MAX_OUT + o] = opp_pile
         opp_totals[o] = opp_total
     _tails(n, piles, acq, table, mask_bits, tails, per_mask)
