@@ -29,9 +29,9 @@ from agents.eval.league import round_robin
 from agents.eval.matches import play_matches
 from agents.files import folder_problem, output_path_problem
 from cli.arguments import HelpFormatter, positive_int, seed_int
-from hanafuda_env.files import atomic_write_json
-from hanafuda_env.records import write_record
-from hanafuda_env.rules import RuleError, resolve_rules
+from hanafuda_env.common.files import atomic_write_json
+from hanafuda_env.koikoi.records import write_record
+from hanafuda_env.koikoi.rules import RuleError, resolve_rules
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -63,7 +63,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="write the full results as JSON to this new file")
     parser.add_argument("--records", metavar="DIR",
                         help="write each match of a head-to-head as a game record (KoiKoi-AI "
-                        "JSON, see hanafuda_env.records) into this new or empty folder")
+                        "JSON, see hanafuda_env.koikoi.records) into this new or empty folder")
     parser.add_argument("--overwrite", action="store_true",
                         help="let --json replace an existing file (never a checkpoint played or "
                         "the rule file)")

@@ -24,14 +24,14 @@ import numpy as np
 from agents.bots.base import AgentLike
 from agents.files import output_path_problem
 from cli.arguments import HelpFormatter, non_negative_float, port_int, positive_int, seed_int
-from hanafuda_env.core import KoiKoiCore, action_name
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.recorder import MatchRecorder
-from hanafuda_env.records import write_record
-from hanafuda_env.rendering import card_label, cards_line, counted, render_game
-from hanafuda_env.results import RoundResults
-from hanafuda_env.rules import RuleError, RuleSet, resolve_rules
+from hanafuda_env.common.results import RoundResults
+from hanafuda_env.koikoi.core import KoiKoiCore, action_name
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.recorder import MatchRecorder
+from hanafuda_env.koikoi.records import write_record
+from hanafuda_env.koikoi.rules import RuleError, RuleSet, resolve_rules
+from hanafuda_env.render.text import card_label, cards_line, counted, render_game
 
 
 class Quit(Exception):
@@ -225,7 +225,7 @@ def _play_hanaawase(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     """``--game hanaawase``: the person against ``--players`` − 1 bots of ``--bot``."""
     from agents.bots.registry import make_hanaawase_agent
     from cli.hanaawase_play import play_hanaawase
-    from hanafuda_env.hanaawase_rules import resolve_hanaawase_rules
+    from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
 
     if args.record is not None:
         parser.error("--record writes Koi-Koi game records; Hana-awase has no record format")

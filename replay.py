@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from cli.arguments import HelpFormatter
-from hanafuda_env.records import (
+from hanafuda_env.koikoi.records import (
     RECORD_RULES,
     RecordError,
     read_record,
@@ -26,7 +26,7 @@ from hanafuda_env.records import (
     record_rules,
     replay,
 )
-from hanafuda_env.rules import RuleError, resolve_rules
+from hanafuda_env.koikoi.rules import RuleError, resolve_rules
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -53,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
     from agents.bots.policy import CheckpointError  # torch: after the arguments are checked
     from agents.train.config import ConfigError, PPOConfig, resume_config
     from agents.train.run import TrainingInterrupted, train
-    from hanafuda_env.rules import RuleError
+    from hanafuda_env.koikoi.rules import RuleError
 
     try:
         if _is_hanaawase(args):

@@ -1,6 +1,6 @@
 """What the command lines and the trainer say about paths: the checkpoint to give where a
 folder was named, and why a results file cannot be written. Files themselves are written
-atomically by :mod:`hanafuda_env.files`."""
+atomically by :mod:`hanafuda_env.common.files`."""
 
 from __future__ import annotations
 

@@ -38,13 +38,13 @@ from agents.bots.expert import ExpertAgent
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
 from agents.files import output_path_problem
-from hanafuda_env import cards as C
-from hanafuda_env.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
-from hanafuda_env.core import KOIKOI, PLAY, KoiKoiCore
-from hanafuda_env.files import atomic_write_json
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.rendering import counted
-from hanafuda_env.rules import RuleSpec, resolve_rules
+from hanafuda_env.common import cards as C
+from hanafuda_env.common.files import atomic_write_json
+from hanafuda_env.koikoi.core import KOIKOI, PLAY, KoiKoiCore
+from hanafuda_env.koikoi.expert.card_model import CARD_FEATURES, FIELD, HAND, UNSEEN, card_features
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
+from hanafuda_env.render.text import counted
 
 _U64 = np.uint64
 

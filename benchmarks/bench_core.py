@@ -29,7 +29,7 @@ from cli_args import (  # benchmarks/ on the path
     run_main,
 )
 
-from hanafuda_env.core import KoiKoiCore
+from hanafuda_env.koikoi.core import KoiKoiCore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +72,7 @@ def bench_reference(seconds: float) -> tuple[float, float] | None:
         return None
     import random
 
-    from hanafuda_env.rules import NINTENDO
+    from hanafuda_env.koikoi.rules import NINTENDO
 
     game = reference.ReferenceGame(NINTENDO, seed=0)
     pick = random.Random(0)
@@ -85,9 +85,10 @@ def bench_reference(seconds: float) -> tuple[float, float] | None:
     return decisions / elapsed, rounds / elapsed
 
 
-COLD = ("from hanafuda_env.core import KoiKoiCore; import numpy as np; c = KoiKoiCore(2, seed=0); "
+COLD = ("from hanafuda_env.koikoi.core import KoiKoiCore; import numpy as np; "
+        "c = KoiKoiCore(2, seed=0); "
         "c.step(c.sample_legal_actions(np.random.default_rng(0))); c.rollout('greedy'); "
-        "from hanafuda_env.observation import encode_observations; encode_observations(c)")
+        "from hanafuda_env.koikoi.observation import encode_observations; encode_observations(c)")
 
 
 def cold_compile_seconds() -> float:

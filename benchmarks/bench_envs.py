@@ -33,11 +33,11 @@ from cli_args import (
     seed_int,
 )
 
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import encode_game
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import encode_game
 
 
 def bench_aec(make, seconds: float, seed: int) -> float:

@@ -18,9 +18,9 @@ import time
 import numpy as np
 from cli_args import make_parser, positive_float, positive_int, rule_spec, run_main, seed_int
 
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import OBS_DIM, encode_game, encode_observations
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import OBS_DIM, encode_game, encode_observations
 
 
 def bench_game(rules: str, seconds: float, seed: int) -> tuple[float, float, float]:

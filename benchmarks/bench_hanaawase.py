@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from cli_args import make_parser, positive_float, positive_int, run_main
 
-from hanafuda_env import hanaawase_v0
-from hanafuda_env.hanaawase_core import HanaawaseCore
+from hanafuda_env.envs import hanaawase_v0
+from hanafuda_env.hanaawase.core import HanaawaseCore
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from cli_args import make_parser, positive_int, run_main
 from agents.bots.hanaawase import HANAAWASE_BOTS
 from agents.bots.registry import make_hanaawase_agent
 from agents.eval.hanaawase_matches import play_hanaawase_matches
-from hanafuda_env.hanaawase_rules import resolve_hanaawase_rules
+from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
 
 
 def table(spec: str, rules, rounds: int, seed: int) -> dict:

@@ -42,10 +42,10 @@ from agents.analysis.action_values import estimate_action_values
 from agents.analysis.koikoi_value import MODES, stack_cores
 from agents.bots.base import AgentLike
 from agents.bots.registry import make_agent
-from hanafuda_env.core import DECIDE, KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.rendering import counted
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.core import DECIDE, KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.rules import resolve_rules
+from hanafuda_env.render.text import counted
 
 
 def make_arg_parser() -> argparse.ArgumentParser:

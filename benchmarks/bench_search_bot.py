@@ -29,7 +29,7 @@ from agents.bots.ismcts import ISMCTSAgent
 from agents.bots.registry import make_agent
 from agents.bots.search import ROLLOUTS, VALUES, SearchAgent
 from agents.eval.matches import play_matches
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.rules import resolve_rules
 
 
 def _confidence(text: str) -> float | None:

@@ -35,7 +35,7 @@ from agents.bots.registry import make_agent
 from agents.train.config import PPOConfig
 from agents.train.ppo import Trainer, make_env
 from agents.train.warm_start import clone_batch
-from hanafuda_env.rendering import counted
+from hanafuda_env.render.text import counted
 
 TARGET = 10_000
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"

@@ -26,7 +26,7 @@ from cli.arguments import (  # noqa: E402, F401  (the scripts import them from h
     positive_int,
     seed_int,
 )
-from hanafuda_env.rules import resolve_rules  # noqa: E402
+from hanafuda_env.koikoi.rules import resolve_rules  # noqa: E402
 
 
 def make_parser(doc: str | None) -> argparse.ArgumentParser:

@@ -30,12 +30,12 @@ from cli_args import JoinLists, make_parser, positive_int, run_main
 from numba.core.registry import CPUDispatcher
 
 from agents.bots.expert import ExpertAgent
-from hanafuda_env import expert_kernel as K
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import OBS_DIM, encode_observations
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.expert import kernel as K
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import OBS_DIM, encode_observations
 
 PATHS = ("core", "game", "aec", "vector", "expert")
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,12 +8,12 @@ from typing import TextIO
 import numpy as np
 
 from agents.bots.base import AgentLike
-from hanafuda_env.core import action_name
-from hanafuda_env.hanaawase_core import HanaawaseCore, describe_round
-from hanafuda_env.hanaawase_rules import HanaawaseRules
-from hanafuda_env.hanaawase_v0 import render_hanaawase
-from hanafuda_env.rendering import card_label, cards_line
-from hanafuda_env.state import MATCH_OVER, ROUND_OVER
+from hanafuda_env.envs.hanaawase_v0 import render_hanaawase
+from hanafuda_env.hanaawase.core import HanaawaseCore, describe_round
+from hanafuda_env.hanaawase.rules import HanaawaseRules
+from hanafuda_env.koikoi.core import action_name
+from hanafuda_env.koikoi.state import MATCH_OVER, ROUND_OVER
+from hanafuda_env.render.text import card_label, cards_line
 
 Ask = Callable[[list[int], Callable[[], str], Callable[[str], None]], int]
 

@@ -26,7 +26,7 @@ from agents.bots.policy import (
     save_checkpoint,
 )
 from agents.train.config import PPOConfig
-from hanafuda_env.files import atomic_write_json, atomic_write_text
+from hanafuda_env.common.files import atomic_write_json, atomic_write_text
 
 OPPONENTS = ("expert", "greedy", "random")
 SEED = 2026

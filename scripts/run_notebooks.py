@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(ROOT))  # agents.files, when run as a script from anywhere
 
-from hanafuda_env.files import atomic_write_text  # noqa: E402
+from hanafuda_env.common.files import atomic_write_text  # noqa: E402
 
 
 def run_notebook(name: str, out_dir: Path | None, timeout: int = 3600) -> Path:

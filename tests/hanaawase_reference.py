@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hanafuda_env import cards as C
+from hanafuda_env.common import cards as C
 
 DEAL = {2: (10, 8), 3: (7, 6), 4: (5, 8), 5: (4, 8), 6: (3, 12), 7: (3, 6)}
 PAR_264 = {2: 132, 3: 88, 4: 66, 5: 53, 6: 44, 7: 38}

@@ -2,7 +2,7 @@
 
 Everything here is deliberately slow and obvious: cards are ints, hands/field/piles are sets,
 yaku are counted with ``len`` and ``in``. It shares only the card table with the engine, so a
-disagreement between this file and ``hanafuda_env.core`` points at a bug in one of them.
+disagreement between this file and ``hanafuda_env.koikoi.core`` points at a bug in one of them.
 
 The one thing copied from the core on purpose is its seeded deal (splitmix64 streams,
 argsort of per-card keys, redeal counter), so that both deal the very same cards. The
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hanafuda_env.cards import DECK
-from hanafuda_env.rules import RuleSet
+from hanafuda_env.common.cards import DECK
+from hanafuda_env.koikoi.rules import RuleSet
 
 # ----------------------------------------------------------------------------- card groups
 BRIGHTS = frozenset(c.id for c in DECK if c.kind == "bright")

@@ -22,7 +22,7 @@ import numpy as np
 
 from agents.analysis.koikoi_value import MODES, play_with, point_worlds
 from agents.bots.base import AgentLike, argmax_per_row
-from hanafuda_env.core import KoiKoiCore
+from hanafuda_env.koikoi.core import KoiKoiCore
 
 
 @dataclass

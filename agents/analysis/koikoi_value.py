@@ -36,12 +36,12 @@ import numpy as np
 from agents.bots.base import AgentLike
 from agents.eval.matches import wave_seed
 from agents.eval.stats import Z95
-from hanafuda_env import cards as C
-from hanafuda_env.core import DECIDE, KOIKOI, STOCK_SIZE, STOP, KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.results import StepOutcome
-from hanafuda_env.rules import RuleSpec, resolve_rules
-from hanafuda_env.scoring import BatchScorer, batch_scorer, round_multiplier, round_points
+from hanafuda_env.common import cards as C
+from hanafuda_env.common.results import StepOutcome
+from hanafuda_env.koikoi.core import DECIDE, KOIKOI, STOCK_SIZE, STOP, KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
+from hanafuda_env.koikoi.scoring import BatchScorer, batch_scorer, round_multiplier, round_points
 
 UNTIL = ("round", "match")
 MODES = ("true", "resampled", "hand_known")

@@ -2,7 +2,7 @@
 
 An agent is anything with a ``name`` and ``act(obs, mask) -> actions``:
 
-* ``obs``  — ``(B, OBS_DIM)`` float32 observations (``hanafuda_env.observation``) of the
+* ``obs``  — ``(B, OBS_DIM)`` float32 observations (``hanafuda_env.koikoi.observation``) of the
   player to move in each of B games;
 * ``mask`` — ``(B, 98)`` bool legal actions of those players;
 * result  — ``(B,)`` int64 actions, each legal under its row of ``mask``.
@@ -22,10 +22,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import HAND_SIZE, NUM_ACTIONS, STOCK_SIZE
-from hanafuda_env.observation import BLOCK, CALLS_SCALE, OBS_DIM, SCALAR_INDEX, score_unit
-from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import HAND_SIZE, NUM_ACTIONS, STOCK_SIZE
+from hanafuda_env.koikoi.observation import BLOCK, CALLS_SCALE, OBS_DIM, SCALAR_INDEX, score_unit
+from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
 
 # Seeds users give (configs, CLIs): derived seeds (seed * 100_003 + update, …) stay in torch's
 # range.

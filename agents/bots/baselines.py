@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.bots.base import Agent, View, argmax_per_row, decode, legal_candidates
-from hanafuda_env import cards as C
-from hanafuda_env.core import STOP
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import STOP
 
 _U64 = np.uint64
 _KIND_MASKS = np.array([C.BRIGHTS, C.ANIMALS, C.RIBBONS, C.CHAFF_CARDS], dtype=_U64)

@@ -1,9 +1,10 @@
 """The expert baseline: a rules-aware heuristic that races both players to the next yaku.
 
 Each outcome of a card action is valued by who is likely to improve their yaku total
-first, from per-card capture chances (:mod:`hanafuda_env.card_model`) and the rule set's own
-yaku table; stop and koi-koi are compared as match-win chances (see :class:`ExpertAgent`).
-The rules run compiled in :mod:`hanafuda_env.expert_kernel`; this module is the agent.
+first, from per-card capture chances (:mod:`hanafuda_env.koikoi.expert.card_model`) and
+the rule set's own yaku table; stop and koi-koi are compared as match-win chances (see
+:class:`ExpertAgent`).
+The rules run compiled in :mod:`hanafuda_env.koikoi.expert.kernel`; this module is the agent.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from dataclasses import astuple, dataclass
 import numpy as np
 
 from agents.bots.base import Agent
-from hanafuda_env import expert_kernel as K
-from hanafuda_env.card_model import CARD_MODEL
-from hanafuda_env.rules import RuleSpec
+from hanafuda_env.koikoi.expert import kernel as K
+from hanafuda_env.koikoi.expert.card_model import CARD_MODEL
+from hanafuda_env.koikoi.rules import RuleSpec
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,11 @@ class ExpertAgent(Agent):
     calls koi-koi when the opponent is far from yaku and its own improvement is likely and
     valuable, and gambles when only a big score can save the match.
 
-    **Speed.** The heuristic is compiled (:mod:`hanafuda_env.expert_kernel`, which the
+    **Speed.** The heuristic is compiled (:mod:`hanafuda_env.koikoi.expert.kernel`, which the
     kernel's rollouts also play as a policy): a batch is decoded into views and every
     candidate outcome valued in one compiled call, card chances from the card model's
-    table (:func:`~hanafuda_env.card_model.chance_table`). It is a training opponent and
-    teacher: its speed bounds training throughput. Ties between card actions break by
+    table (:func:`~hanafuda_env.koikoi.expert.card_model.chance_table`). It is a training
+    opponent and teacher: its speed bounds training throughput. Ties between card actions break by
     ``1e-9 ×`` numbers from the agent's generator, one per outcome.
     """
 

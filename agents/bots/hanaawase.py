@@ -1,7 +1,7 @@
 """Hana-awase bots (RULES.md §3): random, greedy and an expert heuristic.
 
 They follow the Koi-Koi agents' protocol (``act(obs, mask) -> actions``) on Hana-awase
-observations (``hanafuda_env.hanaawase_observation``: ``(B, D)`` float32, ``(B, 96)`` masks)
+observations (``hanafuda_env.hanaawase.observation``: ``(B, D)`` float32, ``(B, 96)`` masks)
 and read nothing else, so they play in the batched evaluator, in ``hanaawase_v0`` and
 against a person alike. The player count follows from the observation's width; the rules
 give the card points and the yaku table (the variants).
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hanafuda_env import cards as C
-from hanafuda_env.hanaawase_rules import HanaawaseRules, resolve_hanaawase_rules
-from hanafuda_env.hanaawase_scoring import hanaawase_yaku_table
-from hanafuda_env.hanaawase_state import NUM_ACTIONS
-from hanafuda_env.scoring import score_pile
+from hanafuda_env.common import cards as C
+from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
+from hanafuda_env.hanaawase.scoring import hanaawase_yaku_table
+from hanafuda_env.hanaawase.state import NUM_ACTIONS
+from hanafuda_env.koikoi.scoring import score_pile
 
 _MONTH = [C.month_mask(c.month) for c in C.DECK]
 

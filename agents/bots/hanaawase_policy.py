@@ -20,10 +20,10 @@ from torch import nn
 from agents.bots.hanaawase import HanaawaseAgent
 from agents.bots.network import ActorCritic, sample_actions
 from agents.bots.policy import MAX_HIDDEN, MAX_LAYERS, CheckpointError, load_checkpoint
-from hanafuda_env import cards as C
-from hanafuda_env.hanaawase_observation import HA_OBS_VERSION, observation_size
-from hanafuda_env.hanaawase_rules import CARD_POINTS, HanaawaseRules
-from hanafuda_env.hanaawase_state import NUM_ACTIONS
+from hanafuda_env.common import cards as C
+from hanafuda_env.hanaawase.observation import HA_OBS_VERSION, observation_size
+from hanafuda_env.hanaawase.rules import CARD_POINTS, HanaawaseRules
+from hanafuda_env.hanaawase.state import NUM_ACTIONS
 
 GAME = "hanaawase"
 

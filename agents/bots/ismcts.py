@@ -45,11 +45,11 @@ import numpy as np
 from agents.bots.base import Agent, decode
 from agents.bots.expert import ExpertAgent
 from agents.bots.search import ROLLOUTS, VALUES, observed_worlds, world_values
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA
-from hanafuda_env.rules import RuleSpec
-from hanafuda_env.seeding import is_integer
+from hanafuda_env.common.seeding import is_integer
+from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.rules import RuleSpec
 
 
 class Prior(Protocol):

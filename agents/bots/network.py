@@ -6,9 +6,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.observation import BLOCK, OBS_DIM
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import NUM_ACTIONS
+from hanafuda_env.koikoi.observation import BLOCK, OBS_DIM
 
 # Illegal logits get this value instead of -inf: exp() underflows to exactly 0 in float32,
 # yet no inf - inf = NaN can appear in log-softmax or its gradient.

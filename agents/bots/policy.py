@@ -17,9 +17,9 @@ import torch
 from agents.bots.base import check_inputs
 from agents.bots.network import ActorCritic, sample_actions
 from agents.files import folder_hint
-from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.files import atomic_write_bytes
-from hanafuda_env.observation import OBS_DIM, OBS_VERSION
+from hanafuda_env.common.files import atomic_write_bytes
+from hanafuda_env.koikoi.core import NUM_ACTIONS
+from hanafuda_env.koikoi.observation import OBS_DIM, OBS_VERSION
 
 CHECKPOINT_FORMAT = "hanafuda-koikoi/ppo-v1"
 # Network sizes a checkpoint may ask for: read before anything is allocated, so a small
@@ -95,7 +95,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if trained_on != OBS_VERSION:
         raise CheckpointError(f"checkpoint {str(path)!r} was trained on observation version "
                               f"{trained_on}, but this code encodes version {OBS_VERSION} "
-                              "(hanafuda_env.observation.OBS_VERSION): its network would play "
+                              "(hanafuda_env.koikoi.observation.OBS_VERSION): its network would "
+                              "play "
                               "on inputs it was not trained on; train it again")
     return payload
 

@@ -15,7 +15,7 @@ from agents.bots.expert import ExpertAgent
 from agents.bots.ismcts import ISMCTSAgent
 from agents.bots.search import SearchAgent
 from agents.files import folder_hint
-from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
+from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
 
 # The network shipped with the project: the strongest without search, with the config that
 # trained it and its evaluation figures beside it (pretrained/README.md).
@@ -173,7 +173,7 @@ def make_hanaawase_agent(spec: str, rules: Any = None, seed: int | None = None) 
     """A Hana-awase bot by name (``random``, ``greedy``, ``expert``) or a trained Hana-awase
     policy from a checkpoint file (``rules``: a HanaawaseRules or a mapping of its options)."""
     from agents.bots.hanaawase import HANAAWASE_BOTS
-    from hanafuda_env.hanaawase_rules import resolve_hanaawase_rules
+    from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
 
     key = spec.strip().lower()
     if os.path.isfile(spec):

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 
 from agents.bots.base import check_inputs
-from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.koikoi.core import NUM_ACTIONS
+from hanafuda_env.koikoi.observation import OBS_DIM
 
 # The algorithm that loads a saved model, by the policy class its zip names.
 MASKABLE_POLICY = "sb3_contrib.common.maskable.policies"

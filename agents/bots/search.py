@@ -9,7 +9,7 @@ each world is then rolled out to the round's end with the same random numbers (c
 numbers: the actions' values differ by the action, not by the luck of the worlds), by a
 compiled rollout policy (``expert``, the default: the expert heuristic on each mover's view;
 ``greedy`` or ``random``: faster per move, weaker). An action's value is the mean over the
-worlds of the match-win value of the round's end (:func:`hanafuda_env.rewards.match_values`,
+worlds of the match-win value of the round's end (:func:`hanafuda_env.envs.rewards.match_values`,
 ``value="match"``) or of the round's points (``value="points"``).
 
 The move played is the rollout policy's own move (the base policy: what the rollouts assume
@@ -33,13 +33,13 @@ import numpy as np
 from agents.bots.base import Agent, View, decode
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
-from hanafuda_env import cards as C
-from hanafuda_env.core import CHOOSE_DRAWN, CHOOSE_PLAYED, MATCH_OVER, KoiKoiCore
-from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_values
-from hanafuda_env.rules import RuleSet, RuleSpec
-from hanafuda_env.seeding import is_integer
-from hanafuda_env.state import STOCK_SIZE, new_states
-from hanafuda_env.worlds import deal_hidden
+from hanafuda_env.common import cards as C
+from hanafuda_env.common.seeding import is_integer
+from hanafuda_env.common.worlds import deal_hidden
+from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, match_values
+from hanafuda_env.koikoi.core import CHOOSE_DRAWN, CHOOSE_PLAYED, MATCH_OVER, KoiKoiCore
+from hanafuda_env.koikoi.rules import RuleSet, RuleSpec
+from hanafuda_env.koikoi.state import STOCK_SIZE, new_states
 
 VALUES = ("match", "points")
 ROLLOUTS = ("greedy", "random", "expert")

@@ -18,9 +18,9 @@ import numpy as np
 
 from agents.bots.base import AgentLike
 from agents.eval.stats import pair_mean_interval, pair_rate_interval
-from hanafuda_env.hanaawase_core import HanaawaseCore
-from hanafuda_env.hanaawase_rules import HanaawaseRules, resolve_hanaawase_rules
-from hanafuda_env.state import MATCH_OVER, ROUND_OVER
+from hanafuda_env.hanaawase.core import HanaawaseCore
+from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
+from hanafuda_env.koikoi.state import MATCH_OVER, ROUND_OVER
 
 
 def play_hanaawase_matches(agents: Sequence[AgentLike], n_decks: int,

@@ -18,7 +18,7 @@ from agents.eval.matches import (
     summarize_matches,
     warn_other_rules,
 )
-from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
+from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
 
 
 def fit_elo(names: Sequence[str], score: np.ndarray, games: np.ndarray,

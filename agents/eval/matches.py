@@ -32,15 +32,21 @@ import numpy as np
 
 from agents.bots.base import AgentLike
 from agents.eval.stats import pair_mean_interval, pair_rate_interval
-from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
-from hanafuda_env.env_options import other_rules_warning
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.recorder import MatchRecorder
-from hanafuda_env.records import Match
-from hanafuda_env.results import END_NAMES, MatchResults, ResetOutcome, RoundResults, StepOutcome
-from hanafuda_env.rules import RuleSet, RuleSpec, resolve_rules
-from hanafuda_env.seeding import game_seeds
+from hanafuda_env.common.results import (
+    END_NAMES,
+    MatchResults,
+    ResetOutcome,
+    RoundResults,
+    StepOutcome,
+)
+from hanafuda_env.common.seeding import game_seeds
+from hanafuda_env.envs.options import other_rules_warning
+from hanafuda_env.koikoi.core import KOIKOI, STOP, KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.recorder import MatchRecorder
+from hanafuda_env.koikoi.records import Match
+from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
 
 
 @dataclass
@@ -119,7 +125,7 @@ def play_matches(agent_a: AgentLike, agent_b: AgentLike, n_matches: int, rules: 
     koi-koi statistics (call rate at decisions; paid off = the caller won that round), yaku
     counts of the rounds each agent won, how rounds ended, and seat balance. ``records``: a
     list the game records of the matches are appended to, in match order
-    (:mod:`hanafuda_env.records`; slower: each game is followed in a plain one-game engine).
+    (:mod:`hanafuda_env.koikoi.records`; slower: each game is followed in a plain one-game engine).
     ``agent_seeds``: A's and B's seeds, restarted at each wave (see the module docstring).
     ``workers``: play the waves as Ray tasks, that many at once (needs ``agent_seeds``; the
     results are those of the local path, timings aside).

@@ -20,8 +20,8 @@ import yaml
 
 from agents.bots.base import MAX_SEED
 from agents.bots.policy import CheckpointError, load_checkpoint
-from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, check_reward
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, check_reward
+from hanafuda_env.koikoi.rules import resolve_rules
 
 CRITICS = ("shared", "privileged")
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # the configs shipped
@@ -40,7 +40,7 @@ class PPOConfig:
     seed: int = 1
     rules: Any = "nintendo"  # preset name, mapping of rule options, or YAML path
     episode: str = "round"  # "round" or "match"
-    reward: str = "points"  # "points" or "match_win" (hanafuda_env.rewards)
+    reward: str = "points"  # "points" or "match_win" (hanafuda_env.envs.rewards)
     round_sigma: float = DEFAULT_ROUND_SIGMA  # match_win: one round's margin spread
     total_decisions: int = 20_000_000  # environment decisions (both seats) to train for
     n_envs: int = 256
@@ -75,7 +75,7 @@ class PPOConfig:
     best_opponent: str | None = None  # keep checkpoints/best.pt: best eval win rate vs this
     checkpoint_interval: int = 25  # updates
     warmstart_teacher: str = "expert"  # agent whose moves are cloned before self-play
-    # A folder (or file) of game records (hanafuda_env.records) whose moves, both players',
+    # A folder (or file) of game records (hanafuda_env.koikoi.records) whose moves, both players',
     # the warm start clones instead of warmstart_teacher's, cycling through them; they must
     # replay under the run's rules.
     warmstart_records: str | None = None
@@ -134,27 +134,27 @@ class PPOConfig:
                               f"2 * n_minibatches ({2 * self.n_minibatches}): a minibatch needs "
                               "two samples")
         for name in ("max_snapshots", "warmstart_epochs", "eval_matches"):
-            _check_number(name, getattr(self, name), low=1, integer=True)
-        _check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)
+            check_number(name, getattr(self, name), low=1, integer=True)
+        check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)
         for name in ("eval_interval", "warmstart_decisions"):
-            _check_number(name, getattr(self, name), low=0, integer=True)
+            check_number(name, getattr(self, name), low=0, integer=True)
         for name in ("learning_rate", "warmstart_learning_rate", "clip_coef", "max_grad_norm",
                      "reward_scale"):
-            _check_number(name, getattr(self, name), low=0, open_low=True)
+            check_number(name, getattr(self, name), low=0, open_low=True)
         for name in ("ent_coef", "vf_coef", "pfsp_power"):
-            _check_number(name, getattr(self, name), low=0)
-        _check_number("gamma", self.gamma, low=0, high=1, open_low=True)
+            check_number(name, getattr(self, name), low=0)
+        check_number("gamma", self.gamma, low=0, high=1, open_low=True)
         for name in ("gae_lambda", "self_play_fraction"):
-            _check_number(name, getattr(self, name), low=0, high=1)
+            check_number(name, getattr(self, name), low=0, high=1)
         if self.target_kl is not None:
-            _check_number("target_kl", self.target_kl, low=0, open_low=True)
+            check_number("target_kl", self.target_kl, low=0, open_low=True)
         for name in ("baselines", "eval_opponents"):
             names = getattr(self, name)
             if not isinstance(names, list):
                 raise ConfigError(f"{name} must be a list of agent names, got {names!r}")
             for agent in names:
-                _check_agent(name, agent, files=check_pool_files)
-        _check_agent("warmstart_teacher", self.warmstart_teacher, files=check_pool_files)
+                check_agent(name, agent, files=check_pool_files)
+        check_agent("warmstart_teacher", self.warmstart_teacher, files=check_pool_files)
         if self.warmstart_records is not None and (
                 not isinstance(self.warmstart_records, str)
                 or not Path(self.warmstart_records).exists()):
@@ -234,7 +234,7 @@ def _whole_float(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
-def _check_number(name: str, value: Any, low: float, high: float | None = None,
+def check_number(name: str, value: Any, low: float, high: float | None = None,
                   open_low: bool = False, integer: bool = False) -> None:
     kind = int if integer else (int, float)
     ok = isinstance(value, kind) and not isinstance(value, bool) and (
@@ -250,7 +250,7 @@ def _check_number(name: str, value: Any, low: float, high: float | None = None,
 def _check_ray(workers: Any, address: Any, n_envs: int) -> None:
     """Ray workers split the games evenly, and need Ray installed (checked without importing
     it: the default path never does)."""
-    _check_number("ray_workers", workers, low=0, integer=True)
+    check_number("ray_workers", workers, low=0, integer=True)
     if address is not None and (not isinstance(address, str) or not address):
         raise ConfigError(f"ray_address must be a Ray cluster address (host:port, 'auto', "
                           f"ray://host:port) or null, got {address!r}")
@@ -264,7 +264,7 @@ def _check_ray(workers: Any, address: Any, n_envs: int) -> None:
         raise ConfigError(f"ray_workers={workers} needs Ray: pip install -e '.[ray]'")
 
 
-def _check_agent(key: str, spec: Any, files: bool = True) -> None:
+def check_agent(key: str, spec: Any, files: bool = True) -> None:
     """A baseline name or (``files``: an existing) checkpoint path."""
     from agents.bots.registry import BASELINES, folder_hint, is_baseline_name
 

@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 from agents.bots.network import layer_init, mlp_layers
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.observation import HIDDEN_DIM, OBS_DIM, encode_hidden
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.observation import HIDDEN_DIM, OBS_DIM, encode_hidden
 
 CRITIC_INPUT_DIM = OBS_DIM + HIDDEN_DIM
 
@@ -23,7 +23,7 @@ def critic_input(obs: np.ndarray, core: KoiKoiCore) -> np.ndarray:
 
 class Critic(nn.Module):
     """A value network of its own, for a critic that sees more than the policy (the hidden
-    cards during training: ``hanafuda_env.observation.encode_hidden``)."""
+    cards during training: ``hanafuda_env.koikoi.observation.encode_hidden``)."""
 
     def __init__(self, input_dim: int = CRITIC_INPUT_DIM, hidden: int = 256, layers: int = 2):
         super().__init__()

@@ -9,7 +9,7 @@ One iteration:
    ``first_prior`` (the expert heuristic, or none). Every decision with a choice is kept:
    the observation, the mask, the root's visit distribution (the policy target) and, once
    the round ends, the round's outcome for the seat that decided: the match-win value of the
-   margin after the round (:func:`hanafuda_env.rewards.match_values`, in [-1, 1]; the value
+   margin after the round (:func:`hanafuda_env.envs.rewards.match_values`, in [-1, 1]; the value
    target).
 2. **Distillation.** The network is trained on the last ``replay_iterations`` iterations'
    decisions: cross-entropy to the visit distribution plus ``vf_coef`` times the squared
@@ -48,7 +48,7 @@ from agents.bots.policy import (
     save_checkpoint,
 )
 from agents.bots.search import ROLLOUTS
-from agents.train.config import ConfigError, _check_agent, _check_number, claim_run_dir
+from agents.train.config import ConfigError, check_agent, check_number, claim_run_dir
 from agents.train.run import (
     finished_run,
     interrupted_run,
@@ -56,11 +56,11 @@ from agents.train.run import (
     restore_latest,
     resumed_spec,
 )
-from hanafuda_env.core import MATCH_OVER, NUM_ACTIONS, ROUND_OVER, KoiKoiCore
-from hanafuda_env.files import atomic_write_bytes, atomic_write_text
-from hanafuda_env.observation import OBS_DIM, encode_observations
-from hanafuda_env.rewards import DEFAULT_ROUND_SIGMA, match_value
-from hanafuda_env.rules import RuleSet, resolve_rules
+from hanafuda_env.common.files import atomic_write_bytes, atomic_write_text
+from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, match_value
+from hanafuda_env.koikoi.core import MATCH_OVER, NUM_ACTIONS, ROUND_OVER, KoiKoiCore
+from hanafuda_env.koikoi.observation import OBS_DIM, encode_observations
+from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
 
 ALGORITHM = "expert_iteration"
 RESUMABLE = ("iterations", "progress_bar")
@@ -116,12 +116,12 @@ class ExItConfig:
         for name in ("iterations", "matches_per_iteration", "search_iterations", "search_wave",
                      "replay_iterations", "epochs", "batch_size", "hidden", "layers",
                      "eval_matches", "torch_threads"):
-            _check_number(name, getattr(self, name), low=1, integer=True)
-        _check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)
+            check_number(name, getattr(self, name), low=1, integer=True)
+        check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)
         for name in ("learning_rate", "max_grad_norm", "round_sigma"):
-            _check_number(name, getattr(self, name), low=0, open_low=True)
+            check_number(name, getattr(self, name), low=0, open_low=True)
         for name in ("exploration", "vf_coef"):
-            _check_number(name, getattr(self, name), low=0)
+            check_number(name, getattr(self, name), low=0)
         for name in ("card_features", "progress_bar"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
@@ -134,7 +134,7 @@ class ExItConfig:
             raise ConfigError(f"eval_opponents must be a non-empty list of agent names, got "
                               f"{self.eval_opponents!r}")
         for agent in self.eval_opponents:
-            _check_agent("eval_opponents", agent)
+            check_agent("eval_opponents", agent)
         if self.best_opponent is not None and self.best_opponent not in self.eval_opponents:
             raise ConfigError(f"best_opponent must be one of eval_opponents "
                               f"{self.eval_opponents} or null, got {self.best_opponent!r}")

@@ -1,7 +1,7 @@
 """Masked PPO for Hana-awase with N seats: one learning seat per game, the pool in the others.
 
 The whole algorithm is in this file, CleanRL-style. Each update plays ``rounds_per_update``
-whole rounds in every one of ``num_envs`` games (:class:`~hanafuda_env.hanaawase_core.
+whole rounds in every one of ``num_envs`` games (:class:`~hanafuda_env.hanaawase.core.
 HanaawaseCore`, matches carried across updates). In game g the learner holds seat
 ``g mod N``; the other seats are played by opponents drawn for the update from the pool:
 the learner itself (sampling from its policy), snapshots of its past selves, and the
@@ -32,9 +32,9 @@ from agents.bots.hanaawase_policy import HanaawasePolicyAgent, network_for, poli
 from agents.bots.network import sample_actions
 from agents.bots.policy import save_checkpoint
 from agents.eval.hanaawase_matches import play_hanaawase_matches
-from hanafuda_env.hanaawase_core import HanaawaseCore
-from hanafuda_env.hanaawase_rules import HanaawaseRules, resolve_hanaawase_rules
-from hanafuda_env.state import ROUND_OVER
+from hanafuda_env.hanaawase.core import HanaawaseCore
+from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
+from hanafuda_env.koikoi.state import ROUND_OVER
 
 SELF, PAST = "self", "past"
 
@@ -54,7 +54,7 @@ class HanaawaseConfig:
     num_players: int = 3
     """Players at the table (2–7)."""
     rules: dict = field(default_factory=dict)
-    """Hana-awase options (``hanafuda_env.hanaawase_rules``: rounds and the §3.4 variants)."""
+    """Hana-awase options (``hanafuda_env.hanaawase.rules``: rounds and the §3.4 variants)."""
     total_decisions: int = 2_000_000
     """Learner decisions to train for (opponents' decisions are not counted)."""
     num_envs: int = 256

@@ -19,7 +19,7 @@ from agents.train.run import (
     restore_latest,
     resumed_spec,
 )
-from hanafuda_env.files import atomic_write_text
+from hanafuda_env.common.files import atomic_write_text
 
 RESUMABLE = ("total_decisions", "progress_bar")
 

@@ -20,7 +20,7 @@ import numpy as np
 from agents.bots.base import AgentLike
 from agents.bots.network import ActorCritic
 from agents.bots.policy import PolicyAgent, policy_weights
-from hanafuda_env.rules import RuleSet
+from hanafuda_env.koikoi.rules import RuleSet
 
 SELF = -1  # the environment plays the current learner on both seats
 ELO_START, ELO_K = 1000.0, 16.0

@@ -42,11 +42,11 @@ from agents.bots.registry import read_policy_files
 from agents.train.config import ConfigError, PPOConfig, learner_device
 from agents.train.critic import CRITIC_INPUT_DIM, Critic, critic_input
 from agents.train.pool import SELF, OpponentPool
-from hanafuda_env.core import DECIDE, KOIKOI, STOP
-from hanafuda_env.observation import BLOCK
-from hanafuda_env.results import RoundResults
-from hanafuda_env.rules import RuleSpec, resolve_rules
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.common.results import RoundResults
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import DECIDE, KOIKOI, STOP
+from hanafuda_env.koikoi.observation import BLOCK
+from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
 
 _PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
 
@@ -341,10 +341,10 @@ class Trainer:
         self.warm_started = payload["warm_started"]
 
     def _collection_state(self) -> dict[str, Any]:
-        return {"arrays": _to_tensors(self.collector.arrays())}
+        return {"arrays": to_tensors(self.collector.arrays())}
 
     def _restore_collection(self, payload: dict[str, Any]) -> None:
-        self.collector.load_arrays(_to_arrays(payload["arrays"]))
+        self.collector.load_arrays(to_arrays(payload["arrays"]))
 
     def save(self, keep: int = 3) -> Path:
         """``latest.pt`` plus the last ``keep`` numbered checkpoints."""
@@ -515,15 +515,15 @@ def make_env(cfg: PPOConfig, rules: RuleSpec, seed: int, n_envs: int | None = No
                            round_sigma=cfg.round_sigma)
 
 
-def _to_tensors(tree: Any) -> Any:
+def to_tensors(tree: Any) -> Any:
     if isinstance(tree, dict):
-        return {k: _to_tensors(v) for k, v in tree.items()}
+        return {k: to_tensors(v) for k, v in tree.items()}
     return torch.from_numpy(np.ascontiguousarray(tree))
 
 
-def _to_arrays(tree: Any) -> Any:
+def to_arrays(tree: Any) -> Any:
     if isinstance(tree, dict):
-        return {k: _to_arrays(v) for k, v in tree.items()}
+        return {k: to_arrays(v) for k, v in tree.items()}
     return tree.numpy().copy()
 
 

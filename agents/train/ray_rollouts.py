@@ -34,8 +34,8 @@ from agents.eval.ray_tasks import cpus_per_worker, import_ray, init_ray
 from agents.train.config import PPOConfig
 from agents.train.critic import CRITIC_INPUT_DIM, Critic
 from agents.train.pool import OpponentPool
-from agents.train.ppo import RolloutCollector, Trainer, _to_arrays, _to_tensors
-from hanafuda_env.rules import RuleSet
+from agents.train.ppo import RolloutCollector, Trainer, to_arrays, to_tensors
+from hanafuda_env.koikoi.rules import RuleSet
 
 MAX_RESTARTS = 3  # replacements of one worker within one update before the run gives up
 
@@ -175,7 +175,7 @@ class RayTrainer(Trainer):
 
     def _collection_state(self) -> dict[str, Any]:
         return {"arrays": {}, "ray_workers": [
-            None if state is None else {**state, "arrays": _to_tensors(state["arrays"])}
+            None if state is None else {**state, "arrays": to_tensors(state["arrays"])}
             for state in self.worker_states]}
 
     def _restore_collection(self, payload: dict[str, Any]) -> None:
@@ -185,7 +185,7 @@ class RayTrainer(Trainer):
             raise CheckpointError(f"the checkpoint holds {found} Ray workers' states; the run "
                                   f"has ray_workers={self.cfg.ray_workers}")
         self.worker_states = [None if state is None else
-                              {**state, "arrays": _to_arrays(state["arrays"])}
+                              {**state, "arrays": to_arrays(state["arrays"])}
                               for state in states]
 
 

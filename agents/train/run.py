@@ -20,7 +20,7 @@ from agents.train.config import (
     resume_config,
 )
 from agents.train.ppo import Trainer, make_env, run_updates
-from hanafuda_env.files import atomic_write_json, atomic_write_text
+from hanafuda_env.common.files import atomic_write_json, atomic_write_text
 
 
 class TrainingInterrupted(Exception):
@@ -144,7 +144,7 @@ def restore_latest(trainer: Any, run_dir: Path) -> bool:
 
 def remove_stale_temporaries(run_dir: Path) -> list[Path]:
     """Delete what a write cut short left in a run folder: the temporary files of atomic
-    writes (``.NAME.*.tmp``, see ``hanafuda_env.files``). Only this run writes there, so at
+    writes (``.NAME.*.tmp``, see ``hanafuda_env.common.files``). Only this run writes there, so at
     a resume or at the end none is in use. Returns the files removed."""
     removed = []
     for folder in (run_dir, run_dir / "checkpoints"):
@@ -176,7 +176,7 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
         restart = payload is None
         trainer = _trainer_type(cfg)(cfg, run_dir, resuming=not restart)
         if not restart:
-            _restore(trainer, payload, latest)
+            restore_trainer(trainer, payload, latest)
         if trainer.update >= trainer.n_updates:
             raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "
                               f"decisions for total_decisions={cfg.total_decisions}); give a "
@@ -217,7 +217,7 @@ def _trainer_type(cfg: PPOConfig) -> type[Trainer]:
     return RayTrainer
 
 
-def _restore(trainer: Trainer, payload: dict[str, Any], path: Path) -> None:
+def restore_trainer(trainer: Trainer, payload: dict[str, Any], path: Path) -> None:
     """``trainer.restore`` with a checkpoint whose parts do not fit the run (edited, or from
     another version) refused by name: nothing is written before this succeeds."""
     try:

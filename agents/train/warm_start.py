@@ -24,12 +24,12 @@ from agents.bots.network import ActorCritic
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.critic import CRITIC_INPUT_DIM, Critic, critic_input
 from agents.train.ppo import compute_gae, minibatches  # the same credit assignment as training
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import encode_game
-from hanafuda_env.records import RecordError, read_record, record_files, replay
-from hanafuda_env.rewards import ROW_FIELDS, paid_rows
-from hanafuda_env.rules import RuleSet
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs.rewards import ROW_FIELDS, paid_rows
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import encode_game
+from hanafuda_env.koikoi.records import RecordError, read_record, record_files, replay
+from hanafuda_env.koikoi.rules import RuleSet
 
 if TYPE_CHECKING:
     from agents.train.ppo import Trainer

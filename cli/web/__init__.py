@@ -50,7 +50,7 @@ def serve(config: WebConfig, sock: socket.socket, log_level: str = "warning") ->
 def run_web(args: argparse.Namespace, default_port: int) -> int:
     """``play.py --web``: check the bot and rules, bind, print the address, serve."""
     from agents.bots.registry import BASELINES, make_agent
-    from hanafuda_env.rules import RuleError
+    from hanafuda_env.koikoi.rules import RuleError
 
     from .app import resolve_config_rules
 

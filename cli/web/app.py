@@ -43,10 +43,10 @@ from starlette.staticfiles import StaticFiles
 
 from agents.bots.base import MAX_SEED
 from agents.bots.registry import BASELINES, make_agent
-from hanafuda_env import cards as C
-from hanafuda_env.card_art import back_svg, card_svg
-from hanafuda_env.records import RecordError, match_from_json
-from hanafuda_env.rules import PRESETS, RuleSet, resolve_rules
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.records import RecordError, match_from_json
+from hanafuda_env.koikoi.rules import PRESETS, RuleSet, resolve_rules
+from hanafuda_env.render.card_art import back_svg, card_svg
 
 from .sessions import GameSession, ReplaySession, RequestError, Setup
 

@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.bots.base import AgentLike
-from hanafuda_env import cards as C
-from hanafuda_env.core import KOIKOI, STOP, action_name
-from hanafuda_env.deals import STOCK_SIZE
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import encode_game
-from hanafuda_env.records import Match, RecordError, record_rules, replay
-from hanafuda_env.rendering import card_label, cards_line
-from hanafuda_env.rules import RuleSet
-from hanafuda_env.scoring import score_pile, yaku_table
-from hanafuda_env.state import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import KOIKOI, STOP, action_name
+from hanafuda_env.koikoi.deals import STOCK_SIZE
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import encode_game
+from hanafuda_env.koikoi.records import Match, RecordError, record_rules, replay
+from hanafuda_env.koikoi.rules import RuleSet
+from hanafuda_env.koikoi.scoring import score_pile, yaku_table
+from hanafuda_env.koikoi.state import (
     CHOOSE_DRAWN,
     CHOOSE_PLAYED,
     DECIDE,
@@ -31,6 +30,7 @@ from hanafuda_env.state import (
     PLAY,
     ROUND_OVER,
 )
+from hanafuda_env.render.text import card_label, cards_line
 
 PROMPTS = {PLAY: "play", CHOOSE_PLAYED: "choose", CHOOSE_DRAWN: "choose", DECIDE: "decide"}
 

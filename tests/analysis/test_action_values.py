@@ -7,7 +7,7 @@ import pytest
 
 from agents.analysis.action_values import estimate_action_values
 from agents.analysis.koikoi_value import play_with, rollout_worlds
-from hanafuda_env.core import DECIDE, KoiKoiCore
+from hanafuda_env.koikoi.core import DECIDE, KoiKoiCore
 from tests.helpers.envs import FirstLegal
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from agents.analysis.koikoi_value import DecisionValues, mean_ci, regret, summarize
 from agents.eval.stats import Z95
-from hanafuda_env.core import KOIKOI, STOP
+from hanafuda_env.koikoi.core import KOIKOI, STOP
 
 
 def values_of(stop: list[list[float]], koikoi: list[list[float]]) -> DecisionValues:

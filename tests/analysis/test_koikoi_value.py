@@ -19,11 +19,11 @@ from agents.analysis.koikoi_value import (
     with_rules,
     yaku_names,
 )
-from hanafuda_env import cards as C
-from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.rules import resolve_rules
-from hanafuda_env.scoring import PileTotals
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import DECIDE, KOIKOI, STOP, KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.rules import resolve_rules
+from hanafuda_env.koikoi.scoring import PileTotals
 from tests.helpers.envs import FirstLegal
 
 

@@ -11,20 +11,20 @@ from agents.bots.base import AgentLike, argmax_per_row, decode
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
 from agents.bots.registry import BASELINES
-from hanafuda_env.core import (
+from hanafuda_env.koikoi.core import (
     CHOOSE_DRAWN,
     CHOOSE_PLAYED,
     DECIDE,
     PLAY,
     KoiKoiCore,
 )
-from hanafuda_env.observation import (
+from hanafuda_env.koikoi.observation import (
     OBS_DIM,
     SCORE_CLIP,
     encode_observations,
     score_unit,
 )
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.rules import resolve_rules
 from tests.helpers.observations import make_obs, mask_for
 
 AGENTS = (RandomAgent, GreedyAgent, ExpertAgent)

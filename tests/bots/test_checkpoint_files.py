@@ -23,9 +23,9 @@ from agents.bots.policy import (
     payload_digest,
     save_checkpoint,
 )
-from hanafuda_env import files
-from hanafuda_env.files import atomic_write_bytes
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.common import files
+from hanafuda_env.common.files import atomic_write_bytes
+from hanafuda_env.koikoi.observation import OBS_DIM
 
 
 def test_checkpoint_roundtrip_and_corrupt_file_errors(tmp_path) -> None:
@@ -123,7 +123,7 @@ def test_a_checkpoint_of_another_observation_version_is_refused(tmp_path: Path) 
     import torch
 
     from agents.bots.policy import CHECKPOINT_FORMAT
-    from hanafuda_env.observation import OBS_VERSION
+    from hanafuda_env.koikoi.observation import OBS_VERSION
 
     payload = {"model": ActorCritic(hidden=8, layers=1).state_dict(),
                "network": {"hidden": 8, "layers": 1}}

@@ -19,18 +19,18 @@ from agents.bots.expert import ExpertAgent
 from agents.eval.matches import (
     play_matches,
 )
-from hanafuda_env import cards as C
-from hanafuda_env import expert_kernel as K
-from hanafuda_env import expert_race as R
-from hanafuda_env.core import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import (
     DECIDE,
     KOIKOI,
     STOP,
     KoiKoiCore,
 )
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.rules import NINTENDO, resolve_rules
-from hanafuda_env.scoring import PileTotals
+from hanafuda_env.koikoi.expert import kernel as K
+from hanafuda_env.koikoi.expert import race as R
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.rules import NINTENDO, resolve_rules
+from hanafuda_env.koikoi.scoring import PileTotals
 from tests.helpers.observations import make_obs, mask_for
 
 # ---------------------------------------------- koi-koi decisions in hand-built games

@@ -10,12 +10,12 @@ import pytest
 from agents.bots.base import decode
 from agents.bots.expert import ExpertAgent, ExpertParams
 from agents.bots.registry import make_agent
-from hanafuda_env import batch as B
-from hanafuda_env import expert_kernel as K
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.seeding import splitmix64
-from hanafuda_env.state import CHOOSE_DRAWN, CHOOSE_PLAYED, DECIDE, PLAY, ROUND_OVER
+from hanafuda_env.common.seeding import splitmix64
+from hanafuda_env.koikoi import batch as B
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.expert import kernel as K
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.state import CHOOSE_DRAWN, CHOOSE_PLAYED, DECIDE, PLAY, ROUND_OVER
 from tests.helpers.expert_reference import NumpyExpert
 
 RULES = ["nintendo", "ten-base", "koikoi-japan"]

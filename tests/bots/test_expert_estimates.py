@@ -7,10 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.card_model import ROW_OF_CARD, card_chances, chance_table, month_nibbles
-from hanafuda_env.rules import resolve_rules
-from hanafuda_env.scoring import batch_scorer, month_counts, round_points, yaku_table
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.expert.card_model import (
+    ROW_OF_CARD,
+    card_chances,
+    chance_table,
+    month_nibbles,
+)
+from hanafuda_env.koikoi.rules import resolve_rules
+from hanafuda_env.koikoi.scoring import batch_scorer, month_counts, round_points, yaku_table
 from tests.helpers.expert_reference import NumpyExpert, count_tails
 
 

@@ -9,15 +9,15 @@ import numpy as np
 
 from agents.bots.base import decode
 from agents.bots.baselines import GreedyAgent, card_outcomes, card_points
-from hanafuda_env import cards as C
-from hanafuda_env.core import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import (
     CHOOSE_PLAYED,
     DECIDE,
     KOIKOI,
     STOP,
     KoiKoiCore,
 )
-from hanafuda_env.observation import encode_observations
+from hanafuda_env.koikoi.observation import encode_observations
 from tests.helpers.agents import actions_of
 from tests.helpers.observations import make_obs, mask_for
 from tests.helpers.scenarios import make_deck

@@ -25,9 +25,9 @@ from agents.bots.hanaawase_policy import (
 from agents.bots.policy import CheckpointError, PolicyAgent, save_checkpoint
 from agents.bots.registry import make_hanaawase_agent
 from agents.eval.hanaawase_matches import play_hanaawase_matches
-from hanafuda_env.hanaawase_core import HanaawaseCore
-from hanafuda_env.hanaawase_rules import HanaawaseRules
-from hanafuda_env.state import ROUND_OVER
+from hanafuda_env.hanaawase.core import HanaawaseCore
+from hanafuda_env.hanaawase.rules import HanaawaseRules
+from hanafuda_env.koikoi.state import ROUND_OVER
 
 
 @pytest.mark.parametrize("n", range(2, 8))

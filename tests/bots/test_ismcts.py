@@ -10,9 +10,9 @@ import pytest
 from agents.bots.ismcts import ExpertPrior, ISMCTSAgent, visit_distribution
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
-from hanafuda_env.core import NUM_ACTIONS, KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.state import STOP
+from hanafuda_env.koikoi.core import NUM_ACTIONS, KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.state import STOP
 from tests.helpers.scenarios import last_round_decision, random_play
 
 

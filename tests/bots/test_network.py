@@ -12,7 +12,7 @@ from agents.bots.network import ActorCritic, sample_actions
 from agents.bots.policy import PolicyAgent, save_checkpoint
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.ppo import masked_entropy
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.koikoi.observation import OBS_DIM
 
 
 def test_masked_distribution_never_picks_illegal_and_has_no_nans() -> None:
@@ -48,8 +48,8 @@ def test_single_legal_action_has_zero_entropy() -> None:
 # ---------------------------------------------------------------- card features
 def test_card_features_see_captures_and_yaku_progress() -> None:
     from agents.bots.network import YAKU_GROUPS, CardFeatures
-    from hanafuda_env import cards as C
-    from hanafuda_env.observation import BLOCK, OBS_DIM
+    from hanafuda_env.common import cards as C
+    from hanafuda_env.koikoi.observation import BLOCK, OBS_DIM
 
     month_of = C.CARD_MONTH
     crane, plum = C.ids_of(C.CRANE)[0], C.ids_of(C.PHOENIX)[0]
@@ -71,9 +71,9 @@ def test_card_features_see_captures_and_yaku_progress() -> None:
 
 def test_card_features_match_a_plain_per_card_reference() -> None:
     from agents.bots.network import YAKU_GROUPS, CardFeatures
-    from hanafuda_env import cards as C
-    from hanafuda_env.core import KoiKoiCore
-    from hanafuda_env.observation import BLOCK, OBS_DIM, encode_observations
+    from hanafuda_env.common import cards as C
+    from hanafuda_env.koikoi.core import KoiKoiCore
+    from hanafuda_env.koikoi.observation import BLOCK, OBS_DIM, encode_observations
 
     core, rng = KoiKoiCore(16, seed=3), np.random.default_rng(3)
     rows = []
@@ -107,7 +107,7 @@ def test_card_feature_networks_save_load_and_play(tmp_path) -> None:
     save_checkpoint(path, {"model": net.state_dict(),
                            "network": {"hidden": 16, "layers": 1, "card_features": True}})
     agent = PolicyAgent.load(path)
-    from hanafuda_env.vector_env import KoiKoiVectorEnv
+    from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 
     env = KoiKoiVectorEnv(8, seed=0)
     obs, info = env.reset()

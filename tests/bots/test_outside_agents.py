@@ -13,9 +13,9 @@ import pytest
 
 from agents.bots import make_agent
 from agents.eval import play_matches
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.observation import encode_observations
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
 from tests.helpers.paths import ROOT
 
 BOT_MODULE = '''

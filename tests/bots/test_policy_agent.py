@@ -13,8 +13,8 @@ import torch
 from agents.bots.baselines import RandomAgent
 from agents.bots.network import ActorCritic
 from agents.bots.policy import PolicyAgent, save_checkpoint
-from hanafuda_env.core import NUM_ACTIONS
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.koikoi.core import NUM_ACTIONS
+from hanafuda_env.koikoi.observation import OBS_DIM
 from tests.helpers.agents import actions_of
 
 
@@ -60,8 +60,8 @@ def test_policy_value_of_a_final_state_needs_no_legal_action() -> None:
 def test_policy_value_takes_any_dtype_and_refuses_a_wrong_layout() -> None:
     from agents.bots.network import ActorCritic
     from agents.bots.policy import PolicyAgent
-    from hanafuda_env.core import NUM_ACTIONS
-    from hanafuda_env.observation import OBS_DIM
+    from hanafuda_env.koikoi.core import NUM_ACTIONS
+    from hanafuda_env.koikoi.observation import OBS_DIM
 
     agent = PolicyAgent(ActorCritic(hidden=16))
     obs = np.random.default_rng(0).random((3, OBS_DIM), dtype=np.float32)

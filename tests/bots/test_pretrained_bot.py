@@ -12,7 +12,7 @@ from agents.bots.policy import PolicyAgent, load_checkpoint
 from agents.bots.registry import PRETRAINED, make_agent
 from agents.eval.matches import play_matches
 from agents.train.config import PPOConfig
-from hanafuda_env.observation import encode_observations
+from hanafuda_env.koikoi.observation import encode_observations
 from tests.helpers.scenarios import random_play
 
 

@@ -11,9 +11,9 @@ from agents.bots.base import decode
 from agents.bots.expert import ExpertAgent
 from agents.bots.registry import make_agent
 from agents.bots.search import SearchAgent
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.state import STOP, check_state
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.state import STOP, check_state
 from tests.helpers.scenarios import last_round_decision, random_play
 
 

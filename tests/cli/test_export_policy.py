@@ -14,8 +14,8 @@ import yaml
 from agents.bots.network import ActorCritic
 from agents.bots.policy import PolicyAgent, load_checkpoint, save_checkpoint
 from agents.train.config import PPOConfig
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.observation import encode_observations
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
 from tests.helpers.paths import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -16,7 +16,7 @@ from agents.bots.network import ActorCritic
 from agents.bots.policy import save_checkpoint
 from agents.train.config import ConfigError, PPOConfig
 from cli.commands import program, train_command
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.koikoi.observation import OBS_DIM
 from tests.helpers.paths import ROOT, SMOKE
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.common.results import (
+    END_HAND_YAKU,
+    END_STOP,
+)
+from hanafuda_env.koikoi.core import (
     MATCH_OVER,
     PLAY,
     ROUND_OVER,
@@ -18,13 +22,9 @@ from hanafuda_env.core import (
     IllegalActionError,
     KoiKoiCore,
 )
-from hanafuda_env.deals import ids_to_bits, must_redeal
-from hanafuda_env.results import (
-    END_HAND_YAKU,
-    END_STOP,
-)
-from hanafuda_env.rules import NINTENDO, TEN_BASE
-from hanafuda_env.scoring import hand_yaku_points, month_counts
+from hanafuda_env.koikoi.deals import ids_to_bits, must_redeal
+from hanafuda_env.koikoi.rules import NINTENDO, TEN_BASE
+from hanafuda_env.koikoi.scoring import hand_yaku_points, month_counts
 from tests.helpers.scenarios import (
     HAND_CASES,
     PLAIN_FIELD,

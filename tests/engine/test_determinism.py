@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.seeding import check_seed_value, lone_game_seeds
+from hanafuda_env.common.seeding import check_seed_value, lone_game_seeds
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
 
 N_STEPS = 200
 

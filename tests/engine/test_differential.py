@@ -14,12 +14,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env import kernel
-from hanafuda_env.core import DECIDE, KOIKOI, STOP, KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.rules import RuleSet, resolve_rules
-from hanafuda_env.scoring import batch_scorer, hand_yaku_points, score_yaku
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi import kernel
+from hanafuda_env.koikoi.core import DECIDE, KOIKOI, STOP, KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
+from hanafuda_env.koikoi.scoring import batch_scorer, hand_yaku_points, score_yaku
 from tests.reference import ReferenceGame, game_seed, hand_yaku, to_mask, yaku_points
 
 N_GAMES = 32
@@ -224,7 +224,7 @@ def test_the_largest_allowed_values_stay_exact() -> None:
     ones), and a dozen rounds of play pay what the exact reference pays."""
     from dataclasses import fields
 
-    from hanafuda_env.rules import MAX_POINTS, MAX_ROUNDS, PointTable
+    from hanafuda_env.koikoi.rules import MAX_POINTS, MAX_ROUNDS, PointTable
 
     rules = RuleSet.from_dict({
         "points": {f.name: MAX_POINTS for f in fields(PointTable)}, "rounds": MAX_ROUNDS,

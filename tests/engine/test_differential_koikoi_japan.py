@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.rules import RuleSet
-from hanafuda_env.scoring import PileTotals, score_yaku
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.rules import RuleSet
+from hanafuda_env.koikoi.scoring import PileTotals, score_yaku
 from tests.engine.test_differential import KOIKOI_JAPAN_VARIANTS, run_against_reference
 from tests.reference import to_mask, yaku_points
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import kernel
-from hanafuda_env.core import (
+from hanafuda_env.common.seeding import game_seeds, splitmix64
+from hanafuda_env.koikoi import kernel
+from hanafuda_env.koikoi.core import (
     DECIDE,
     KOIKOI,
     STOP,
     KoiKoiCore,
 )
-from hanafuda_env.game import KoiKoiGame, game_seed_of
-from hanafuda_env.observation import OBS_DIM, encode_game, encode_observations
-from hanafuda_env.rules import resolve_rules
-from hanafuda_env.seeding import game_seeds, splitmix64
+from hanafuda_env.koikoi.game import KoiKoiGame, game_seed_of
+from hanafuda_env.koikoi.observation import OBS_DIM, encode_game, encode_observations
+from hanafuda_env.koikoi.rules import resolve_rules
 
 RULE_SETS = {
     "nintendo": "nintendo",

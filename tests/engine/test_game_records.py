@@ -1,4 +1,4 @@
-"""Game records (hanafuda_env.records): the KoiKoi-AI format's card ids, export then replay
+"""Game records (hanafuda_env.koikoi.records): the KoiKoi-AI format's card ids, export then replay
 as the identity on generated matches of every preset, and malformed records named by file,
 round, turn and problem."""
 
@@ -12,10 +12,10 @@ import pytest
 
 from agents.bots import make_agent
 from agents.eval import play_matches
-from hanafuda_env import cards as C
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.recorder import MatchRecorder
-from hanafuda_env.records import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.recorder import MatchRecorder
+from hanafuda_env.koikoi.records import (
     RecordError,
     card_json,
     match_from_json,

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import IllegalActionError
-from hanafuda_env.hanaawase_core import HanaawaseCore, describe_round
-from hanafuda_env.hanaawase_rules import HanaawaseRules
-from hanafuda_env.hanaawase_scoring import score_round
-from hanafuda_env.hanaawase_state import MATCH_OVER, ROUND_OVER
-from hanafuda_env.state import StateError
+from hanafuda_env.common import cards as C
+from hanafuda_env.hanaawase.core import HanaawaseCore, describe_round
+from hanafuda_env.hanaawase.rules import HanaawaseRules
+from hanafuda_env.hanaawase.scoring import score_round
+from hanafuda_env.hanaawase.state import MATCH_OVER, ROUND_OVER
+from hanafuda_env.koikoi.core import IllegalActionError
+from hanafuda_env.koikoi.state import StateError
 from tests.hanaawase_reference import RefRound
 
 PLAYER_COUNTS = range(2, 8)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.common.results import END_NAMES, StepOutcome
+from hanafuda_env.koikoi.core import (
     CHOOSE_DRAWN,
     CHOOSE_PLAYED,
     DECIDE,
@@ -15,10 +16,14 @@ from hanafuda_env.core import (
     STOP,
     KoiKoiCore,
 )
-from hanafuda_env.observation import SCALAR_INDEX, SCORE_CLIP, encode_observations, score_unit
-from hanafuda_env.results import END_NAMES, StepOutcome
-from hanafuda_env.rules import RuleSet
-from hanafuda_env.scoring import round_score
+from hanafuda_env.koikoi.observation import (
+    SCALAR_INDEX,
+    SCORE_CLIP,
+    encode_observations,
+    score_unit,
+)
+from hanafuda_env.koikoi.rules import RuleSet
+from hanafuda_env.koikoi.scoring import round_score
 
 N_GAMES = 48
 N_STEPS = 300

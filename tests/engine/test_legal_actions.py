@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env.core import (
+from hanafuda_env.koikoi.core import (
     CHOOSE_PLAYED,
     DECIDE,
     KOIKOI,
@@ -17,7 +17,7 @@ from hanafuda_env.core import (
     IllegalActionError,
     KoiKoiCore,
 )
-from hanafuda_env.game import KoiKoiGame
+from hanafuda_env.koikoi.game import KoiKoiGame
 from tests.helpers.scenarios import (
     make_deck,
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env.core import (
+from hanafuda_env.koikoi.core import (
     STOP,
     KoiKoiCore,
 )

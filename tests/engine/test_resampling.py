@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
 from tests.helpers.scenarios import random_play
 
 COPIES = 20_000

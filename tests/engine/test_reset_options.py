@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env.core import (
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import (
     KoiKoiCore,
 )
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.game import KoiKoiGame
 from tests.helpers.scenarios import (
     make_deck,
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.results import END_NAMES, MatchResults, RoundResults
+from hanafuda_env.common.results import END_NAMES, MatchResults, RoundResults
+from hanafuda_env.koikoi.core import KoiKoiCore
 
 
 def _random_rounds(n_games: int = 32, steps: int = 150) -> RoundResults:

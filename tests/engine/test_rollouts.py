@@ -9,11 +9,11 @@ import pytest
 
 from agents.bots.base import decode, legal_candidates
 from agents.bots.baselines import card_outcomes, card_points
-from hanafuda_env import batch as B
-from hanafuda_env.core import ROUND_OVER, KoiKoiCore
-from hanafuda_env.observation import encode_observations
-from hanafuda_env.seeding import splitmix64
-from hanafuda_env.state import DECIDE, MATCH_OVER, STOP
+from hanafuda_env.common.seeding import splitmix64
+from hanafuda_env.koikoi import batch as B
+from hanafuda_env.koikoi.core import ROUND_OVER, KoiKoiCore
+from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.state import DECIDE, MATCH_OVER, STOP
 
 
 @pytest.mark.parametrize("rules", ["nintendo", "ten-base", "koikoi-japan"])

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from hanafuda_env.core import (
+from hanafuda_env.common.results import (
+    END_EXHAUSTION_WIN,
+    END_KOIKOI_WIN,
+    END_LAST_CARD,
+    END_NO_GAME,
+    END_STOP,
+)
+from hanafuda_env.koikoi.core import (
     CHOOSE_DRAWN,
     CHOOSE_PLAYED,
     DECIDE,
@@ -17,15 +24,8 @@ from hanafuda_env.core import (
     PLAY,
     STOP,
 )
-from hanafuda_env.results import (
-    END_EXHAUSTION_WIN,
-    END_KOIKOI_WIN,
-    END_LAST_CARD,
-    END_NO_GAME,
-    END_STOP,
-)
-from hanafuda_env.rules import NINTENDO, TEN_BASE
-from hanafuda_env.scoring import score_yaku
+from hanafuda_env.koikoi.rules import NINTENDO, TEN_BASE
+from hanafuda_env.koikoi.scoring import score_yaku
 from tests.helpers.scenarios import (
     AOTAN_T6_MORE_T8,
     AOTAN_T6_SANKO_T7,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.state import STATE_DTYPE, STATE_FIELDS, State, StateError, check_state
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.state import STATE_DTYPE, STATE_FIELDS, State, StateError, check_state
 from tests.helpers.scenarios import random_play
 
 

@@ -12,12 +12,12 @@ import pytest
 from pettingzoo.test import render_test
 
 import hanafuda_env
-from hanafuda_env import cards as C
-from hanafuda_env import koikoi_v0
-from hanafuda_env.board_image import HEIGHT, WIDTH, board_image
-from hanafuda_env.card_art import back_svg, card_shapes, card_svg
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.common import cards as C
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.render.board_image import HEIGHT, WIDTH, board_image
+from hanafuda_env.render.card_art import back_svg, card_shapes, card_svg
 
 
 def _played_game(seed: int, moves: int) -> KoiKoiGame:

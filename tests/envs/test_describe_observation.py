@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import PHASE_NAMES, STOCK_SIZE
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import PHASE_NAMES, STOCK_SIZE
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import (
     OBS_DIM,
     SCORE_CLIP,
     describe_observation,

@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 
 import hanafuda_env
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import IllegalActionError
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.observation import OBS_DIM
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import IllegalActionError
+from hanafuda_env.koikoi.observation import OBS_DIM
 from tests.helpers.envs import (
     TESHI_DECK,
     aec_trajectory,
@@ -433,12 +433,12 @@ def test_reset_reports_a_match_that_ended_at_the_deal(make, episode):
 
 
 def test_the_package_exports_its_main_classes():
-    from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-    from hanafuda_env.vector_env import KoiKoiVectorEnv
+    from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+    from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 
     assert hanafuda_env.KoiKoiSingleAgentEnv is KoiKoiSingleAgentEnv
     assert hanafuda_env.KoiKoiVectorEnv is KoiKoiVectorEnv
-    assert hanafuda_env.koikoi_v0.env is koikoi_v0.env
+    assert hanafuda_env.envs.koikoi_v0.env is koikoi_v0.env
     assert all(hasattr(hanafuda_env, name) for name in hanafuda_env.__all__)
     assert set(hanafuda_env.__all__) == {"GYM_ID", "koikoi_v0", *hanafuda_env._EXPORTS}
     assert set(hanafuda_env.__all__) <= set(dir(hanafuda_env))

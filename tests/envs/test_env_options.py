@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import KoiKoiCore
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.rules import RuleError
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import KoiKoiCore
+from hanafuda_env.koikoi.rules import RuleError
 
 
 @pytest.mark.parametrize("kwargs, error, text", [

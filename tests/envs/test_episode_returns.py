@@ -11,9 +11,9 @@ import random
 import numpy as np
 import pytest
 
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import STOP
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.koikoi.core import STOP
 from tests.helpers.envs import (
     HANAMI_DECK,
     TESHI_DECK,

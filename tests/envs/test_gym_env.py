@@ -15,9 +15,9 @@ from gymnasium.utils.env_checker import check_env
 import hanafuda_env
 from agents.bots.baselines import RandomAgent
 from agents.bots.expert import ExpertAgent
-from hanafuda_env.core import STOP, IllegalActionError
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.observation import (
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.koikoi.core import STOP, IllegalActionError
+from hanafuda_env.koikoi.observation import (
     OBS_DIM,
 )
 from tests.helpers.envs import (

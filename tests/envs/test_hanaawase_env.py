@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from hanafuda_env import hanaawase_v0
-from hanafuda_env.core import IllegalActionError
-from hanafuda_env.hanaawase_core import HanaawaseCore
-from hanafuda_env.hanaawase_vector_env import HanaawaseVectorEnv
+from hanafuda_env.envs import hanaawase_v0
+from hanafuda_env.envs.hanaawase_vector_env import HanaawaseVectorEnv
+from hanafuda_env.hanaawase.core import HanaawaseCore
+from hanafuda_env.koikoi.core import IllegalActionError
 
 PLAYER_COUNTS = range(2, 8)
 

@@ -12,14 +12,14 @@ import re
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env import koikoi_v0
-from hanafuda_env.cards import bits_to_bool
-from hanafuda_env.core import PLAY, KoiKoiCore
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.observation import BLOCK, encode_game, encode_hidden, encode_observations
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.common import cards as C
+from hanafuda_env.common.cards import bits_to_bool
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import PLAY, KoiKoiCore
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import BLOCK, encode_game, encode_hidden, encode_observations
 from tests.helpers.envs import (
     play_episode,
     random_action,

@@ -13,10 +13,10 @@ import re
 import numpy as np
 import pytest
 
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import IllegalActionError
-from hanafuda_env.env_options import NotAnActionError
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs.options import NotAnActionError
+from hanafuda_env.koikoi.core import IllegalActionError
 from tests.helpers.envs import HANAMI_DECK, play_episode
 
 
@@ -108,8 +108,8 @@ def test_gym_illegal_penalty_is_not_scaled() -> None:
 
 # ------------------------------------------------- values that are no action id
 def test_a_value_that_is_no_action_id_raises_even_when_illegal_moves_are_penalized():
-    from hanafuda_env import koikoi_v0
-    from hanafuda_env.env_options import NotAnActionError
+    from hanafuda_env.envs import koikoi_v0
+    from hanafuda_env.envs.options import NotAnActionError
 
     env = KoiKoiSingleAgentEnv(learner_seat=1)  # illegal_action="penalize"
     _, info = env.reset(seed=0)

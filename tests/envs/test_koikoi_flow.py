@@ -16,10 +16,10 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterator
 
-from hanafuda_env import cards as C
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import STOP
-from hanafuda_env.observation import BLOCK, OBS_DIM
+from hanafuda_env.common import cards as C
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.koikoi.core import STOP
+from hanafuda_env.koikoi.observation import BLOCK, OBS_DIM
 from tests.helpers.envs import (
     first_legal,
     hanami_deck,

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
-import hanafuda_env.openspiel_game  # noqa: E402,F401 - registers python_koikoi
-from hanafuda_env import cards as C  # noqa: E402
-from hanafuda_env.observation import OBS_DIM  # noqa: E402
+import hanafuda_env.envs.openspiel_game  # noqa: E402,F401 - registers python_koikoi
+from hanafuda_env.common import cards as C  # noqa: E402
+from hanafuda_env.koikoi.observation import OBS_DIM  # noqa: E402
 
 
 def play_to_a_decision(state, rng: np.random.RandomState):

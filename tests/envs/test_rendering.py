@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import koikoi_v0
-from hanafuda_env.core import (
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.koikoi.core import (
     KOIKOI,
     STOP,
     KoiKoiCore,
 )
-from hanafuda_env.rendering import card_label, counted, render_game
+from hanafuda_env.render.text import card_label, counted, render_game
 from tests.helpers.envs import (
     HANAMI_DECK,
 )

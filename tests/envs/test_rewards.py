@@ -1,4 +1,4 @@
-"""The match-win reward (``hanafuda_env.rewards``) in the vector env: golden values, exact
+"""The match-win reward (``hanafuda_env.envs.rewards``) in the vector env: golden values, exact
 telescoping to match results, a plain reference walk over random games, the points reward
 unchanged by the option, saved states, and finite graded rewards whatever the point unit."""
 
@@ -9,9 +9,9 @@ from math import erf, sqrt
 import numpy as np
 import pytest
 
-from hanafuda_env.rewards import match_value
-from hanafuda_env.rules import NINTENDO
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs.rewards import match_value
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.rules import NINTENDO
 
 
 def test_match_value_golden_cases() -> None:

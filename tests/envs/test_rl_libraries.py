@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pettingzoo.utils import env_logger
 
-from hanafuda_env import koikoi_v0
+from hanafuda_env.envs import koikoi_v0
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """RLlib trains on the AEC env: multi-agent PPO self-play (one shared policy for both seats)
-with RLlib's action-masking RL module, through ``hanafuda_env.integrations.rllib_env``, for
+with RLlib's action-masking RL module, through ``hanafuda_env.envs.integrations.rllib_env``, for
 two iterations on a local Ray. RLlib pins its own gymnasium, so this runs in the separate
 environment ``scripts/test.sh`` makes (``.venv-rllib``); elsewhere it is skipped."""
 
@@ -14,8 +14,8 @@ pytest.importorskip("ray.rllib")  # plain Ray ships RLlib's code without its dep
 
 
 def test_the_rllib_observations_are_rllibs_names_and_dtypes() -> None:
-    from hanafuda_env.integrations import RLlibObservations, rllib_env
-    from hanafuda_env.koikoi_v0 import env
+    from hanafuda_env.envs.integrations import RLlibObservations, rllib_env
+    from hanafuda_env.envs.koikoi_v0 import env
 
     wrapped = RLlibObservations(env())
     wrapped.reset(seed=0)
@@ -38,7 +38,7 @@ def test_rllib_multi_agent_ppo_self_play_trains_with_masked_actions(monkeypatch)
     )
     from ray.tune.registry import register_env
 
-    from hanafuda_env.integrations import rllib_env
+    from hanafuda_env.envs.integrations import rllib_env
 
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:

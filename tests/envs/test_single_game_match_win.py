@@ -11,9 +11,9 @@ import random
 import numpy as np
 import pytest
 
-from hanafuda_env import koikoi_v0
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 from tests.helpers.envs import TESHI_DECK, play_episode
 
 # 3-round matches; 1-round matches (a match ends with every round, a dealt hand yaku ends

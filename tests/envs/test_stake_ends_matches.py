@@ -8,9 +8,9 @@ import random
 
 import numpy as np
 
-from hanafuda_env import koikoi_v0
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs import koikoi_v0
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 from tests.helpers.envs import play_episode, play_single
 
 STAKE = 4

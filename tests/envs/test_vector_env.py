@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from hanafuda_env.core import PLAY, KoiKoiCore
-from hanafuda_env.observation import BLOCK, OBS_DIM, encode_observations
-from hanafuda_env.results import END_NAMES
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.common.results import END_NAMES
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import PLAY, KoiKoiCore
+from hanafuda_env.koikoi.observation import BLOCK, OBS_DIM, encode_observations
 
 
 # ---------------------------------------------------------------------- batched self-play

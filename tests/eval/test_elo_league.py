@@ -16,7 +16,7 @@ from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
 from agents.eval.league import fit_elo, round_robin
 from agents.eval.matches import play_matches
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.rules import resolve_rules
 
 ONE_GAME = np.array([[0.0, 1.0], [1.0, 0.0]])
 

@@ -15,10 +15,10 @@ from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
 from agents.eval import matches as evaluation
 from agents.eval.matches import play_matches
-from hanafuda_env.core import KOIKOI, KoiKoiCore
-from hanafuda_env.results import END_HAND_YAKU
-from hanafuda_env.rules import resolve_rules
-from hanafuda_env.seeding import game_seeds
+from hanafuda_env.common.results import END_HAND_YAKU
+from hanafuda_env.common.seeding import game_seeds
+from hanafuda_env.koikoi.core import KOIKOI, KoiKoiCore
+from hanafuda_env.koikoi.rules import resolve_rules
 
 SHORT = resolve_rules("nintendo").replace(rounds=3)
 
@@ -232,7 +232,7 @@ def test_records_follow_matches_whose_first_round_ends_at_the_deal() -> None:
     """A hand yaku can end a match's first round at its deal, which moves the core's dealer
     on before the recorders are made: each record still starts from the dealer the match
     was given, and every record replays exactly."""
-    from hanafuda_env.records import replay
+    from hanafuda_env.koikoi.records import replay
 
     records: list = []
     play_matches(ExpertAgent(), RandomAgent(), 16, seed=3, records=records)  # such a deal

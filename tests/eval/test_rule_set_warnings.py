@@ -15,7 +15,7 @@ from agents.bots.expert import ExpertAgent
 from agents.bots.network import ActorCritic
 from agents.bots.policy import PolicyAgent
 from agents.eval.matches import play_matches
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.rules import resolve_rules
 
 
 def test_a_match_warns_about_an_expert_built_for_other_rules() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.bots.base import AgentLike
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 
 
 def actions_of(agent: AgentLike, n: int = 64) -> np.ndarray:

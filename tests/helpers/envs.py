@@ -6,9 +6,9 @@ import random
 
 import numpy as np
 
-from hanafuda_env.core import STOP
-from hanafuda_env.gym_env import KoiKoiSingleAgentEnv
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.core import STOP
 
 # Dealer (seat 0) holds all four pine cards: teshi, a hand yaku that ends round 1 at the deal.
 TESHI_DECK = ([0, 1, 2, 3, 4, 8, 12, 16] + [5, 9, 13, 17, 20, 24, 28, 32]

@@ -1,10 +1,10 @@
 """The expert heuristic in whole-array NumPy: the reference the compiled expert
-(``hanafuda_env.expert_kernel``, played by ``agents.bots.expert.ExpertAgent``) must decide
+(``hanafuda_env.koikoi.expert.kernel``, played by ``agents.bots.expert.ExpertAgent``) must decide
 exactly as, tie breaks included (the same numbers from the same generator).
 
 Every candidate outcome and koi-koi decision of a batch is valued in one pass of array
-operations: card chances from :func:`~hanafuda_env.card_model.chance_table`, and the count
-tails of all yaku masks, for both players, from one :func:`count_tails` per group of
+operations: card chances from :func:`~hanafuda_env.koikoi.expert.card_model.chance_table`, and
+the count tails of all yaku masks, for both players, from one :func:`count_tails` per group of
 similar-sized masks. ``test_expert_estimates`` pins these tricks to plain card-by-card
 formulas.
 """
@@ -19,8 +19,9 @@ import numpy as np
 from agents.bots.base import Agent, View, argmax_per_row, decode, legal_candidates
 from agents.bots.baselines import Outcomes, card_outcomes
 from agents.bots.expert import ExpertParams
-from hanafuda_env import cards as C
-from hanafuda_env.card_model import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import CHOOSE_PLAYED, HAND_SIZE, KOIKOI, PLAY, STOP
+from hanafuda_env.koikoi.expert.card_model import (
     CARD_MODEL,
     CARD_OF_ROW,
     CODES,
@@ -30,9 +31,8 @@ from hanafuda_env.card_model import (
     chance_table,
     month_nibbles,
 )
-from hanafuda_env.core import CHOOSE_PLAYED, HAND_SIZE, KOIKOI, PLAY, STOP
-from hanafuda_env.rules import QUIET_EXHAUSTION_WINNER, RuleSpec
-from hanafuda_env.scoring import PileTotals, round_points, yaku_table
+from hanafuda_env.koikoi.rules import QUIET_EXHAUSTION_WINNER, RuleSpec
+from hanafuda_env.koikoi.scoring import PileTotals, round_points, yaku_table
 
 _U64 = np.uint64
 _MADE_BONUS = 1000.0  # in rule units: making yaku now outranks every other outcome

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import (
     NUM_ACTIONS,
     PLAY,
 )
-from hanafuda_env.observation import BLOCK, OBS_DIM, SCALAR_INDEX
+from hanafuda_env.koikoi.observation import BLOCK, OBS_DIM, SCALAR_INDEX
 
 
 def make_obs(hand=(), field=(), own=(), opp=(), pending=-1, phase=PLAY, opp_hand_n=None,

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import DECIDE, KOIKOI, PLAY, STOP, KoiKoiCore
-from hanafuda_env.results import END_HAND_YAKU, StepOutcome
-from hanafuda_env.rules import NINTENDO
-from hanafuda_env.scoring import hand_yaku_points
+from hanafuda_env.common import cards as C
+from hanafuda_env.common.results import END_HAND_YAKU, StepOutcome
+from hanafuda_env.koikoi.core import DECIDE, KOIKOI, PLAY, STOP, KoiKoiCore
+from hanafuda_env.koikoi.rules import NINTENDO
+from hanafuda_env.koikoi.scoring import hand_yaku_points
 
 D, N = "dealer", "other"
 TAKE = 48  # action 48 + id takes field card id
@@ -233,7 +233,7 @@ def seeded_decks(game_seeds, deal_count: int = 0) -> np.ndarray:
     """(n, 48) the shuffle number ``deal_count`` of each game seed, computed in NumPy as the
     rules define it (an argsort of splitmix64 keys of the seed, the count and the card):
     an independent check of the kernel's shuffle, and a way to find seeds that deal a case."""
-    from hanafuda_env.seeding import GOLDEN, splitmix64
+    from hanafuda_env.common.seeding import GOLDEN, splitmix64
 
     seeds = np.asarray(game_seeds, dtype=np.uint64)
     word = splitmix64(seeds ^ splitmix64(np.full(len(seeds), deal_count, dtype=np.uint64)))

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from cli.web import WebConfig, create_app
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.recorder import MatchRecorder
-from hanafuda_env.records import match_to_json
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.recorder import MatchRecorder
+from hanafuda_env.koikoi.records import match_to_json
+from hanafuda_env.koikoi.rules import resolve_rules
 
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome")
 CHROMEDRIVER = "chromedriver"

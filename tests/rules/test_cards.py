@@ -3,7 +3,7 @@ helpers built on it."""
 
 from __future__ import annotations
 
-from hanafuda_env import cards as C
+from hanafuda_env.common import cards as C
 
 KIND_IDS = {
     C.BRIGHT: [0, 8, 28, 40, 44],

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.hanaawase_rules import HanaawaseRules, resolve_hanaawase_rules
-from hanafuda_env.hanaawase_scoring import hanaawase_yaku_table, score_round, zero_sum_rewards
-from hanafuda_env.rules import RuleError
-from hanafuda_env.scoring import score_pile
+from hanafuda_env.common import cards as C
+from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
+from hanafuda_env.hanaawase.scoring import hanaawase_yaku_table, score_round, zero_sum_rewards
+from hanafuda_env.koikoi.rules import RuleError
+from hanafuda_env.koikoi.scoring import score_pile
 
 CRANE, WARBLER, CURTAIN, MOON, RAIN, PHOENIX = 0, 4, 8, 28, 40, 44
 SAKE, BOAR, DEER, BUTTERFLIES, GEESE = 32, 24, 36, 20, 29

@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import KOIKOI, STOP, KoiKoiCore
-from hanafuda_env.deals import check_decks
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.rules import KOIKOI_JAPAN, NINTENDO, RuleError, resolve_rules
-from hanafuda_env.scoring import round_points, round_score, score_yaku
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import KOIKOI, STOP, KoiKoiCore
+from hanafuda_env.koikoi.deals import check_decks
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.rules import KOIKOI_JAPAN, NINTENDO, RuleError, resolve_rules
+from hanafuda_env.koikoi.scoring import round_points, round_score, score_yaku
 from tests.helpers.scenarios import Duo, pairs_deck, play_pairs, script
 
 JP = KOIKOI_JAPAN

@@ -15,10 +15,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.core import CHOOSE_DRAWN, CHOOSE_OFFSET, DECIDE, KOIKOI, PLAY, STOP, KoiKoiCore
-from hanafuda_env.game import GameStepOutcome, KoiKoiGame
-from hanafuda_env.rules import TEN_BASE
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.core import (
+    CHOOSE_DRAWN,
+    CHOOSE_OFFSET,
+    DECIDE,
+    KOIKOI,
+    PLAY,
+    STOP,
+    KoiKoiCore,
+)
+from hanafuda_env.koikoi.game import GameStepOutcome, KoiKoiGame
+from hanafuda_env.koikoi.rules import TEN_BASE
 from tests.helpers.scenarios import (
     EXHAUST,
     LAST_SANKO,

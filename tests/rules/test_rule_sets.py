@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hanafuda_env.rules import (
+from hanafuda_env.koikoi.rules import (
     NINTENDO,
     PRESETS,
     TEN_BASE,

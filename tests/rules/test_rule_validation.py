@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hanafuda_env.rules import (
+from hanafuda_env.koikoi.rules import (
     NINTENDO,
     PointTable,
     RuleError,
@@ -170,7 +170,7 @@ def test_rule_bounds_are_inclusive_exactly_at_the_documented_limits() -> None:
 def test_a_point_table_given_whole_is_bounded_too() -> None:
     """``RuleSet(points=PointTable(...))`` and ``replace`` skip the mapping's checks: the
     table checks itself."""
-    from hanafuda_env.rules import PointTable
+    from hanafuda_env.koikoi.rules import PointTable
 
     with pytest.raises(RuleError, match=r"points for 'extra_card' must be an integer from 0 "
                                         r"to 1000, got 5000"):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanafuda_env import cards as C
-from hanafuda_env.rules import NINTENDO, TEN_BASE, RuleSet, resolve_rules
-from hanafuda_env.scoring import (
+from hanafuda_env.common import cards as C
+from hanafuda_env.koikoi.rules import NINTENDO, TEN_BASE, RuleSet, resolve_rules
+from hanafuda_env.koikoi.scoring import (
     YAKU_NAMES,
     batch_scorer,
     hand_yaku_points,

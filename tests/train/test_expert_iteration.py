@@ -19,7 +19,7 @@ from agents.train.expert_iteration import (
     play_search_games,
     train_exit,
 )
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.rules import resolve_rules
 from train import main as train_main
 
 TINY = dict(rules={"rounds": 1}, matches_per_iteration=2, search_iterations=8, search_wave=8,

@@ -14,7 +14,7 @@ from agents.bots.registry import make_hanaawase_agent
 from agents.train.config import ConfigError
 from agents.train.hanaawase_ppo import HanaawaseConfig, HanaawaseTrainer
 from agents.train.hanaawase_run import train_hanaawase
-from hanafuda_env.hanaawase_core import HanaawaseCore
+from hanafuda_env.hanaawase.core import HanaawaseCore
 
 TINY = dict(num_envs=8, total_decisions=8 * 7 * 4, hidden=16, layers=1, eval_every=2,
             eval_decks=2, checkpoint_every=1, snapshot_every=1, progress_bar=False,

@@ -16,7 +16,7 @@ from agents.bots.network import ActorCritic
 from agents.train.config import PPOConfig
 from agents.train.pool import ELO_K, ELO_START, OpponentPool
 from agents.train.ppo import SELF, Trainer
-from hanafuda_env.rules import NINTENDO
+from hanafuda_env.koikoi.rules import NINTENDO
 
 KWARGS = {"hidden": 8, "layers": 1}
 
@@ -151,7 +151,7 @@ def test_a_replaced_snapshot_finishes_its_games_and_is_credited_with_them() -> N
     it goes on against the same agent and its result counts for that snapshot; the slot is
     reused once no game holds it. Every entry keeps its index."""
     from agents.train.pool import OpponentPool
-    from hanafuda_env.rules import NINTENDO
+    from hanafuda_env.koikoi.rules import NINTENDO
 
     pool = OpponentPool(NINTENDO, ["random", "greedy"], {"hidden": 8, "layers": 1},
                         max_snapshots=2)

@@ -18,7 +18,7 @@ from agents.train import ppo
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.critic import critic_input
 from agents.train.ppo import SELF, Trainer, masked_entropy, minibatches
-from hanafuda_env.observation import OBS_DIM
+from hanafuda_env.koikoi.observation import OBS_DIM
 
 GAMMA, LAM = 0.9, 0.8
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agents.train.config import ConfigError, resume_config
-from hanafuda_env.rules import resolve_rules
+from hanafuda_env.koikoi.rules import resolve_rules
 
 
 def test_a_resumed_run_may_change_its_progress_bar(tmp_path: Path) -> None:
@@ -60,12 +60,12 @@ class _Stub:
 
 def test_restore_passes_an_opponent_files_error_and_code_bugs_through() -> None:
     from agents.bots.policy import CheckpointError
-    from agents.train.run import _restore
+    from agents.train.run import restore_trainer
 
     with pytest.raises(CheckpointError) as error:
-        _restore(_Stub(CheckpointError("checkpoint 'opp.pt' does not exist")), {}, Path("x"))
+        restore_trainer(_Stub(CheckpointError("checkpoint 'opp.pt' does not exist")), {}, Path("x"))
     assert str(error.value) == "checkpoint 'opp.pt' does not exist"
     with pytest.raises(TypeError, match="a bug"):
-        _restore(_Stub(TypeError("a bug")), {}, Path("x"))
+        restore_trainer(_Stub(TypeError("a bug")), {}, Path("x"))
     with pytest.raises(CheckpointError, match="missing 'optimizer'"):
-        _restore(_Stub(KeyError("optimizer")), {}, Path("x"))
+        restore_trainer(_Stub(KeyError("optimizer")), {}, Path("x"))

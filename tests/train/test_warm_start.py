@@ -17,7 +17,7 @@ from agents.bots.policy import PolicyAgent
 from agents.train.config import PPOConfig
 from agents.train.critic import Critic
 from agents.train.warm_start import clone_step, collect_teacher_games, warm_start
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 
 
 def _teacher_data(reward_scale: float = 1.0, with_hidden: bool = False,
@@ -53,7 +53,7 @@ def test_warm_start_value_targets_use_the_runs_gamma() -> None:
     the same last-decision returns, and smaller ones before them with gamma < 1."""
     from agents.bots.baselines import GreedyAgent
     from agents.train.warm_start import collect_teacher_games
-    from hanafuda_env.vector_env import KoiKoiVectorEnv
+    from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 
     def returns(gamma: float) -> dict[str, np.ndarray]:
         env = KoiKoiVectorEnv(8, seed=0)

@@ -15,11 +15,11 @@ from agents.bots.policy import PolicyAgent
 from agents.eval import play_matches
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.warm_start import collect_record_games, warm_start
-from hanafuda_env.game import KoiKoiGame
-from hanafuda_env.observation import encode_game
-from hanafuda_env.records import read_record, replay, write_record
-from hanafuda_env.rules import resolve_rules
-from hanafuda_env.vector_env import KoiKoiVectorEnv
+from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi.game import KoiKoiGame
+from hanafuda_env.koikoi.observation import encode_game
+from hanafuda_env.koikoi.records import read_record, replay, write_record
+from hanafuda_env.koikoi.rules import resolve_rules
 from tests.train.test_warm_start import _Bar, _Writer
 
 RULES = "koikoi-japan"

@@ -1,0 +1,1 @@
+"""Rendering: text boards, the card art and the board image."""
