@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots.registry import BASELINES, folder_hint, is_baseline_name  # noqa: E402
-from cli.arguments import (  # noqa: E402, F401  (the scripts import them from here)
+from hanafuda_cli.arguments import (  # noqa: E402, F401  (the scripts import them from here)
     HelpFormatter,
     non_negative_int,
     positive_float,

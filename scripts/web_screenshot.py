@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from cli.web import ServerThread, WebConfig  # noqa: E402
+from hanafuda_cli.web import ServerThread, WebConfig  # noqa: E402
 from tests.helpers.web import chromium_driver  # noqa: E402
 
 

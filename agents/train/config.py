@@ -24,7 +24,10 @@ from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, check_reward
 from hanafuda_env.koikoi.rules import resolve_rules
 
 CRITICS = ("shared", "privileged")
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # the configs shipped
+# The configs shipped: the checkout's configs/ folder, installed as agents/train/configs
+_HERE = Path(__file__).resolve().parent
+CONFIGS = next((p for p in (_HERE / "configs", _HERE.parents[1] / "configs") if p.is_dir()),
+               _HERE / "configs")
 MAX_EXP_NAME_BYTES = 200  # a file name is at most 255 bytes; "__SEED__TIME_N" follows it
 
 
@@ -190,6 +193,7 @@ class PPOConfig:
         """Just the keys a YAML file and ``key=value`` overrides give (no defaults)."""
         spec: dict[str, Any] = {}
         if path is not None:
+            path = config_path(path)
             if not Path(path).is_file():
                 shipped = ", ".join(sorted(p.name for p in CONFIGS.glob("*.yaml")))
                 raise ConfigError(f"config {str(path)!r}: "
@@ -406,3 +410,16 @@ def learner_device(name: object) -> str:
         raise ConfigError("device 'cuda': torch sees no CUDA GPU on this machine (torch "
                           f"{torch.__version__}); use device: auto or cpu")
     return str(name)
+
+
+def config_path(path: str | Path) -> Path:
+    """``path`` itself where it is a file, else the shipped config of that name (``smoke``,
+    ``smoke.yaml`` or ``configs/smoke.yaml`` outside the checkout): an installed command
+    finds the shipped configs wherever it runs."""
+    path = Path(path)
+    if path.is_file() or path.parent not in (Path("."), Path("configs")):
+        return path
+    for name in (path.name, f"{path.name}.yaml"):
+        if (CONFIGS / name).is_file():
+            return CONFIGS / name
+    return path

@@ -7,8 +7,7 @@ import io
 import re
 from pathlib import Path
 
-import play
-import train
+from hanafuda_cli import play, train
 
 
 def test_a_person_plays_a_whole_round_against_two_bots(monkeypatch, capsys) -> None:

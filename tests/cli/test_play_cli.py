@@ -16,10 +16,10 @@ import pytest
 
 from agents.bots.base import MAX_SEED
 from agents.bots.baselines import RandomAgent
+from hanafuda_cli.play import Quit, ask_action, describe_turn, main, play
 from hanafuda_env.koikoi.core import CHOOSE_OFFSET, KoiKoiCore
 from hanafuda_env.koikoi.observation import BLOCK
 from hanafuda_env.koikoi.rules import resolve_rules
-from play import Quit, ask_action, describe_turn, main, play
 from tests.helpers.interrupts import popen_interruptible, wait_for_line
 from tests.helpers.paths import ROOT
 from tests.helpers.scenarios import make_deck

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-import train
 from agents.bots.network import ActorCritic
 from agents.bots.policy import save_checkpoint
 from agents.train.config import ConfigError, PPOConfig
-from cli.commands import program, train_command
+from hanafuda_cli import train
+from hanafuda_cli.commands import program, train_command
 from hanafuda_env.koikoi.observation import OBS_DIM
 from tests.helpers.paths import ROOT, SMOKE
 
@@ -89,7 +89,7 @@ def test_numbers_in_e_notation_and_misplaced_config_files(tmp_path, capsys) -> N
 
 def test_printed_commands_run_this_python(tmp_path, monkeypatch) -> None:
     """A hint to resume says the Python that has torch, not whatever ``python`` is on PATH."""
-    from cli.commands import program, train_command
+    from hanafuda_cli.commands import program, train_command
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no python on PATH at all
     assert Path(program("python")).absolute() == Path(sys.executable).absolute()
@@ -155,8 +155,7 @@ def test_run_folder_names_that_cannot_be_made_are_refused_by_option(tmp_path: Pa
                                                                      capsys) -> None:
     """A NUL or an over-long exp_name fails with the config (no folder made); a file where
     log_dir or --run-dir needs a folder names that option, not just an OS errno."""
-    import train
-
+    from hanafuda_cli import train
     smoke = str(SMOKE)
     logs = tmp_path / "logs"
     for name in ('"a\\0b"', "x" * 201):
@@ -177,8 +176,7 @@ def test_folders_given_for_checkpoints_point_to_the_file_or_run_folder(tmp_path:
                                                                         capsys) -> None:
     """``init_checkpoint=RUN`` names the run's policy file; ``--resume RUN/checkpoints``
     names the run folder (and never advises deleting the folder to start anew)."""
-    import train
-
+    from hanafuda_cli import train
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
     save_checkpoint(run / "checkpoints" / "latest.pt",
@@ -255,3 +253,5 @@ def test_train_command_repeats_the_script_path_it_was_started_with(
                        "--resume runs/a")
     monkeypatch.setattr(sys, "argv", ["-c"])
     assert train_command("--resume", "runs/a").endswith(" train.py --resume runs/a")
+    monkeypatch.setattr(sys, "argv", [str(Path("venv", "bin", "hanafuda-train")), "smoke"])
+    assert train_command("--resume", "runs/a") == "hanafuda-train --resume runs/a"

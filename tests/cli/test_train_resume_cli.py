@@ -13,10 +13,10 @@ import pytest
 import torch
 import yaml
 
-import train
 from agents.bots.policy import load_checkpoint, save_checkpoint
 from agents.train.config import PPOConfig
 from agents.train.run import train as run_training
+from hanafuda_cli import train
 from tests.helpers.paths import ROOT, SMOKE
 
 
@@ -226,7 +226,7 @@ def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> No
     """Before the training loop: nothing written yet, or a claimed folder that --resume
     starts over; no traceback either way."""
     import agents.train.run as ppo_run
-    from cli.commands import program
+    from hanafuda_cli.commands import program
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -284,8 +284,8 @@ def test_resume_refuses_a_checkpoint_whose_parts_do_not_fit(tmp_path: Path, caps
 
     import yaml
 
-    import train
     from agents.train.run import train as run_training
+    from hanafuda_cli import train
 
     smoke = SMOKE
     run = tmp_path / "run"

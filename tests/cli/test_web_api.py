@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from cli.web import WebConfig  # noqa: E402
-from cli.web.app import STATIC  # noqa: E402
+from hanafuda_cli.web import WebConfig  # noqa: E402
+from hanafuda_cli.web.app import STATIC  # noqa: E402
 from tests.helpers.web import api_client, person_policy, sample_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

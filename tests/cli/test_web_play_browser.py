@@ -17,7 +17,7 @@ pytest.importorskip("selenium")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
-from cli.web import ServerThread, WebConfig  # noqa: E402
+from hanafuda_cli.web import ServerThread, WebConfig  # noqa: E402
 from tests.helpers.web import (  # noqa: E402
     chromium_driver,
     sample_record,

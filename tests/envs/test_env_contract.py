@@ -440,7 +440,14 @@ def test_the_package_exports_its_main_classes():
     assert hanafuda_env.KoiKoiVectorEnv is KoiKoiVectorEnv
     assert hanafuda_env.envs.koikoi_v0.env is koikoi_v0.env
     assert all(hasattr(hanafuda_env, name) for name in hanafuda_env.__all__)
-    assert set(hanafuda_env.__all__) == {"GYM_ID", "koikoi_v0", *hanafuda_env._EXPORTS}
+    assert set(hanafuda_env.__all__) == {"GYM_ID", "koikoi_v0", "hanaawase_v0",
+                                         *hanafuda_env._EXPORTS}
+    # the import paths users write
+    from hanafuda_env import HanaawaseCore, KoiKoiCore, KoiKoiGame, RuleSet, hanaawase_v0
+    from hanafuda_env.hanaawase.core import HanaawaseCore as core_class
+
+    assert HanaawaseCore is core_class and hanaawase_v0.env is not None
+    assert KoiKoiCore and KoiKoiGame and RuleSet
     assert set(hanafuda_env.__all__) <= set(dir(hanafuda_env))
     with pytest.raises(AttributeError, match="no attribute 'KoiKoiEnv'"):
         hanafuda_env.KoiKoiEnv  # noqa: B018

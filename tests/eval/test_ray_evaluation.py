@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-import evaluate
 from agents.analysis.koikoi_value import collect_decision_points, estimate_decision_value
 from agents.bots.registry import make_agent
 from agents.eval.league import round_robin
 from agents.eval.matches import play_matches
+from hanafuda_cli import evaluate
 from tests.conftest import NO_RAY
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=NO_RAY)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cli.web import WebConfig, create_app
+from hanafuda_cli.web import WebConfig, create_app
 from hanafuda_env.koikoi.game import KoiKoiGame
 from hanafuda_env.koikoi.recorder import MatchRecorder
 from hanafuda_env.koikoi.records import match_to_json

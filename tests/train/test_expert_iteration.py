@@ -19,8 +19,8 @@ from agents.train.expert_iteration import (
     play_search_games,
     train_exit,
 )
+from hanafuda_cli.train import main as train_main
 from hanafuda_env.koikoi.rules import resolve_rules
-from train import main as train_main
 
 TINY = dict(rules={"rounds": 1}, matches_per_iteration=2, search_iterations=8, search_wave=8,
             epochs=2, batch_size=32, hidden=32, layers=1, eval_matches=4,

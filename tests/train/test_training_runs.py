@@ -11,12 +11,12 @@ import pytest
 import torch
 import yaml
 
-import train
 from agents.bots.policy import PolicyAgent, load_checkpoint
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.run import train as run_training
+from hanafuda_cli import train
 from tests.helpers.paths import SMOKE
 
 REPLACING_POOL = {"total_decisions": 16 * 8 * 12, "n_envs": 16, "n_steps": 8,

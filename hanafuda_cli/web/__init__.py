@@ -1,6 +1,6 @@
 """``play.py --web``: play Koi-Koi against a bot, watch two bots, or replay a game record in
-the browser. :mod:`cli.web.app` is the Starlette app, :mod:`cli.web.sessions` the games it
-holds, ``static/`` the page; :func:`serve` runs it with uvicorn on this machine."""
+the browser. :mod:`hanafuda_cli.web.app` is the Starlette app, :mod:`hanafuda_cli.web.sessions`
+the games it holds, ``static/`` the page; :func:`serve` runs it with uvicorn on this machine."""
 
 from __future__ import annotations
 

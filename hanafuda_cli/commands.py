@@ -29,6 +29,10 @@ def program(name: str) -> str:
 
 
 def train_command(*args: str) -> str:
-    """``python train.py ARGS`` with this Python, and the script as it was started."""
-    script = sys.argv[0] if Path(sys.argv[0]).name == "train.py" else "train.py"
+    """The command that trains with ``ARGS``, as this one was started: ``hanafuda-train
+    ARGS`` for the installed command, else ``python train.py ARGS`` with this Python."""
+    started = Path(sys.argv[0]).name
+    if started == "hanafuda-train":
+        return " ".join([started, *map(str, args)])
+    script = sys.argv[0] if started == "train.py" else "train.py"
     return " ".join([program("python"), script, *map(str, args)])

@@ -8,6 +8,7 @@ from typing import TextIO
 import numpy as np
 
 from agents.bots.base import AgentLike
+from hanafuda_cli.prompt import Quit
 from hanafuda_env.envs.hanaawase_v0 import render_hanaawase
 from hanafuda_env.hanaawase.core import HanaawaseCore, describe_round
 from hanafuda_env.hanaawase.rules import HanaawaseRules
@@ -37,7 +38,6 @@ def play_hanaawase(bots: Sequence[AgentLike], rules: HanaawaseRules, human: int,
                    stdin: TextIO, stdout: TextIO, ask: Ask) -> list[int]:
     """One match: the person in seat ``human``, ``bots`` in the other seats in order.
     Returns the match scores by seat (as far as it got, if the person quit)."""
-    from play import Quit  # the terminal's own quit signal
 
     def write(text: str) -> None:
         stdout.write(text if text.endswith(("\n", "> ")) else text + "\n")

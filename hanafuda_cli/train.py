@@ -1,0 +1,153 @@
+"""Train a Koi-Koi (or, with ``game: hanaawase`` in the config, Hana-awase) bot with masked
+PPO and self-play, or (with ``algorithm: expert_iteration``) by expert iteration: a search bot
+plays and the network learns its choices (agents.train.expert_iteration).
+
+    python train.py [--config configs/default.yaml] [--run-dir DIR] [key=value ...]
+    python train.py --resume runs/<run> [total_decisions=N]   # continue where it stopped
+
+The run folder keeps the resolved config, TensorBoard events (``tensorboard --logdir runs``)
+and checkpoints (``checkpoints/latest.pt``), all written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from hanafuda_cli.commands import program, train_command
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train a Koi-Koi bot with masked PPO.")
+    parser.add_argument("--config", help="YAML config (default: configs/default.yaml; "
+                        "configs/smoke.yaml for a run of seconds; a shipped config also "
+                        "by its name, 'smoke')")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR")
+    parser.add_argument("--run-dir", help="folder for this run (default: runs/NAME__SEED__TIME)")
+    parser.add_argument("overrides", nargs="*", metavar="key=value",
+                        help="config values that replace the file's (parsed as YAML)")
+    args = parser.parse_args(argv)
+    for option in ("config", "resume", "run_dir"):
+        if getattr(args, option) == "":
+            parser.error(f"--{option.replace('_', '-')} needs a path, got an empty one")
+    if args.resume is not None and args.config is not None:
+        parser.error("--resume continues a run with the config saved in its folder; give it "
+                     "without --config (key=value may change "
+                     "total_decisions, iterations for expert iteration, or progress_bar)")
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # while starting up, before train() holds a run
+        if args.resume:
+            print(f"\ninterrupted; {train_command('--resume', args.resume)} continues the run "
+                  "as before", file=sys.stderr)
+        else:
+            print("\ninterrupted before the run started; there is nothing to resume",
+                  file=sys.stderr)
+        return 130
+
+
+def _config_file(args: argparse.Namespace) -> str | Path:
+    """``--config``, or the shipped default run's (imported here: agents.train loads torch)."""
+    from agents.train.config import CONFIGS
+
+    return args.config or CONFIGS / "default.yaml"
+
+
+def _run(args: argparse.Namespace) -> int:
+    from agents.bots.policy import CheckpointError  # torch: after the arguments are checked
+    from agents.train.config import ConfigError, PPOConfig, resume_config
+    from agents.train.run import TrainingInterrupted, train
+    from hanafuda_env.koikoi.rules import RuleError
+
+    try:
+        if _is_hanaawase(args):
+            summary = _train_hanaawase(args)
+        elif _is_expert_iteration(args):
+            summary = _train_expert_iteration(args)
+        elif args.resume:
+            cfg = resume_config(args.resume, PPOConfig.spec(None, args.overrides))
+            summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
+        else:
+            cfg = PPOConfig.load(_config_file(args), args.overrides)
+            summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
+    except (ConfigError, RuleError, CheckpointError, OSError) as error:
+        print(f"train.py: error: {error}", file=sys.stderr)
+        return 2
+    except TrainingInterrupted as stopped:
+        print(f"\n{stopped.explain(lambda run: train_command('--resume', run))}",
+              file=sys.stderr)
+        return 130  # the shell's code for Ctrl-C
+    print(f"run folder: {summary['run_dir']}")
+    print(f"TensorBoard: {program('tensorboard')} --logdir {summary['run_dir']}")
+    return 0
+
+
+def _is_hanaawase(args: argparse.Namespace) -> bool:
+    """A config (or a resumed run's saved one) with ``game: hanaawase``."""
+    from agents.train.config import PPOConfig
+    from agents.train.hanaawase_run import saved_config
+
+    if args.resume:
+        return saved_config(args.resume) is not None
+    return PPOConfig.spec(_config_file(args), args.overrides).get("game") == "hanaawase"
+
+
+def _is_expert_iteration(args: argparse.Namespace) -> bool:
+    """A config (or a resumed run's saved one) with ``algorithm: expert_iteration``."""
+    from agents.train.config import ConfigError, PPOConfig
+    from agents.train.expert_iteration import ALGORITHM, saved_exit_config
+
+    if args.resume:
+        return saved_exit_config(args.resume) is not None
+    spec = PPOConfig.spec(_config_file(args), args.overrides)
+    if spec.get("algorithm", ALGORITHM) != ALGORITHM:
+        raise ConfigError(f"algorithm must be {ALGORITHM!r} or left out (masked PPO), got "
+                          f"{spec['algorithm']!r}")
+    return "algorithm" in spec
+
+
+def _train_expert_iteration(args: argparse.Namespace) -> dict:
+    from agents.train.config import PPOConfig
+    from agents.train.expert_iteration import ExItConfig, train_exit
+
+    if args.resume:
+        return train_exit(None, resume=args.resume, changes=PPOConfig.spec(None, args.overrides))
+    return train_exit(ExItConfig.from_dict(PPOConfig.spec(args.config, args.overrides)),
+                      run_dir=args.run_dir)
+
+
+def _train_hanaawase(args: argparse.Namespace) -> dict:
+    from agents.train.config import PPOConfig
+    from agents.train.hanaawase_ppo import HanaawaseConfig
+    from agents.train.hanaawase_run import train_hanaawase
+
+    if args.resume:
+        return train_hanaawase(None, resume=args.resume,
+                               changes=PPOConfig.spec(None, args.overrides))
+    cfg = HanaawaseConfig.from_dict(PPOConfig.spec(args.config, args.overrides))
+    return train_hanaawase(cfg, run_dir=args.run_dir)
+
+
+def _stop_on_sigterm() -> None:
+    """A scheduler's SIGTERM ends a run as Ctrl-C does: the checkpoints stay whole and the
+    message names the command that resumes it (130, as for Ctrl-C)."""
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def run() -> None:
+    """The ``hanafuda-train`` command (and ``python train.py``): :func:`main` with the exits a
+    terminal expects."""
+    _stop_on_sigterm()
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # while reading the arguments
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    run()
