@@ -29,6 +29,7 @@ from gymnasium import logger, spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from hanafuda_env.common.indices import check_index, check_optional_seat
 from hanafuda_env.envs.aec_wrappers import check_illegal_options, stock_wrappers
 from hanafuda_env.envs.options import (
     EPISODES,
@@ -217,7 +218,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 def render_hanaawase(core: HanaawaseCore, game: int = 0, viewer: int | None = None) -> str:
     """A multi-line picture of one game; with ``viewer`` set the other hands are hidden
     (cards a player declared stay shown)."""
-    s = core.records[game]
+    s = core.records[check_index(game, core.n_games)]
+    viewer = check_optional_seat(viewer, core.num_players)
     rules = core.rules
     phase, dealer, mover = int(s["phase"]), int(s["dealer"]), int(s["mover"])
     played = int(s["round_index"])

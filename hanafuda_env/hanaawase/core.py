@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from hanafuda_env.common import cards as C
+from hanafuda_env.common.indices import check_index
 from hanafuda_env.common.seeding import check_seed_value, game_seeds, is_integer
 from hanafuda_env.hanaawase import kernel as K
 from hanafuda_env.hanaawase.observation import encode, observation_size
@@ -28,7 +29,12 @@ from hanafuda_env.hanaawase.state import (
     new_hanaawase_states,
 )
 from hanafuda_env.koikoi.batch import legal_ids, legal_masks, sample_actions
-from hanafuda_env.koikoi.core import IllegalActionError, action_name, describe_actions
+from hanafuda_env.koikoi.core import (
+    IllegalActionError,
+    action_name,
+    describe_actions,
+    kernel_action,
+)
 from hanafuda_env.koikoi.deals import check_orders
 from hanafuda_env.koikoi.state import MATCH_OVER, PHASE_NAMES, ROUND_OVER, StateError
 
@@ -149,8 +155,10 @@ class HanaawaseCore:
         return mask
 
     def legal_actions(self, game: int = 0) -> list[int]:
+        """The actions allowed to the player to move in ``game``, ascending."""
+        game = check_index(game, self.n_games)
         out = np.empty(C.NUM_CARDS, dtype=np.int64)
-        return out[:legal_ids(self.records, int(game), out)].tolist()
+        return out[:legal_ids(self.records, game, out)].tolist()
 
     def sample_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action per game (-1 where the round is over)."""
@@ -185,13 +193,15 @@ class HanaawaseCore:
         """One move in one game (what a single-game env calls): the finished round's result
         row (a copy) if the move ended it, else None; an illegal move raises and changes
         nothing. The round's rewards are ``zero_sum(row["score"][:N])``."""
+        if game.__class__ is not int or not 0 <= game < self.n_games:
+            game = check_index(game, self.n_games)
+        action = kernel_action(action)
         c = self._compiled
-        action = int(action)
-        ended = K.step_one(self.records, game, action if -2**63 <= action < 2**63 else -1,
-                           c.params, c.card_points, c.yaku_masks, c.yaku_counts, self._rows)
+        ended = K.step_one(self.records, game, action, c.params, c.card_points, c.yaku_masks,
+                           c.yaku_counts, self._rows)
         if ended < 0:
             given = np.zeros(self.n_games, dtype=np.int64)
-            given[game] = action if -2**63 <= action < 2**63 else -1
+            given[game] = action
             self._raise_illegal(game, given)
         return self._rows[0].copy() if ended else None
 
@@ -211,6 +221,8 @@ class HanaawaseCore:
     # ----------------------------------------------------------- observations
     def observe_one(self, game: int, seat: int) -> np.ndarray:
         """(observation_size,) float32: one game seen by one seat (a fresh array)."""
+        game = check_index(game, self.n_games)
+        seat = check_index(seat, self.num_players, "seat")
         out = np.empty((1, self.observation_size), dtype=np.float32)
         c = self._compiled
         self._viewer[0] = seat
@@ -222,10 +234,12 @@ class HanaawaseCore:
                 out: np.ndarray | None = None) -> np.ndarray:
         """(B, observation_size) float32: each game seen by ``viewers`` (one seat for all,
         one per game, or None: the player to move)."""
-        seats = self.mover if viewers is None else np.broadcast_to(
-            np.asarray(viewers), (self.n_games,))
-        if seats.dtype.kind not in "iu" or ((seats < 0) | (seats >= self.num_players)).any():
-            raise ValueError(f"viewers must be seats 0..{self.num_players - 1}, got {viewers!r}")
+        seats = self.mover if viewers is None else np.asarray(viewers)
+        if seats.dtype.kind not in "iu" or seats.shape not in ((), (self.n_games,)) or (
+                (seats < 0) | (seats >= self.num_players)).any():
+            raise ValueError(f"viewers must be a seat 0..{self.num_players - 1} or one per game "
+                             f"({self.n_games}), got {viewers!r}")
+        seats = np.broadcast_to(seats, (self.n_games,))
         if out is None:
             out = np.empty((self.n_games, self.observation_size), dtype=np.float32)
         c = self._compiled

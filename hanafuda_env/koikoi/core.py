@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from hanafuda_env.common import cards as C
+from hanafuda_env.common.indices import check_index
 from hanafuda_env.common.results import MatchResults, ResetOutcome, RoundResults, StepOutcome
 from hanafuda_env.common.seeding import check_seed_value, game_seeds, is_integer
 from hanafuda_env.common.worlds import deal_hidden, shuffle_undrawn
@@ -55,7 +57,8 @@ from hanafuda_env.koikoi.state import (
 
 __all__ = ["CHOOSE_DRAWN", "CHOOSE_OFFSET", "CHOOSE_PLAYED", "DECIDE", "HAND_SIZE", "KOIKOI",
            "MATCH_OVER", "NUM_ACTIONS", "PHASE_NAMES", "PLAY", "ROUND_OVER", "STOCK_SIZE",
-           "STOP", "IllegalActionError", "KoiKoiCore", "action_name", "describe_actions"]
+           "STOP", "IllegalActionError", "KoiKoiCore", "action_name", "describe_actions",
+           "kernel_action"]
 
 _RESULT_SLOTS = 3  # rows a game may finish in one autoreset step before Python deals on
 
@@ -265,6 +268,9 @@ class KoiKoiCore:
         """One move in one game of the batch, the others untouched (what tree search calls
         per world); whether it ended the round. No result row is kept (as in rollouts); an
         illegal action raises and changes nothing."""
+        if game.__class__ is not int or not 0 <= game < self.n_games:
+            game = check_index(game, self.n_games)
+        action = kernel_action(action)
         c = self._compiled
         ended = B.step_one(self.records, game, action, c.params, c.yaku_masks, c.yaku_counts,
                            self._rows)
@@ -341,13 +347,14 @@ class KoiKoiCore:
         chosen = np.atleast_1d(np.asarray(games))
         if chosen.dtype.kind not in "iu" or chosen.ndim != 1 or not is_integer(copies) \
                 or copies < 1:
-            raise ValueError(f"fork needs a game index or a list of them (integers) and copies "
-                             f">= 1, got games={games!r}, copies={copies!r}")
+            raise ValueError(f"fork needs a game index or a list of them (integers in "
+                             f"0..{self.n_games - 1}) and copies >= 1, got games={games!r}, "
+                             f"copies={copies!r}")
         if seed is not None:
             check_seed_value(seed, "fork's seed")
-        index = np.repeat(chosen.astype(np.intp), copies)
-        if len(index) == 0 or index.min() < 0 or index.max() >= self.n_games:
+        if len(chosen) == 0 or ((chosen < 0) | (chosen >= self.n_games)).any():
             raise ValueError(f"fork needs game indices in 0..{self.n_games - 1}, got {games!r}")
+        index = np.repeat(chosen.astype(np.intp), copies)
         clone = KoiKoiCore.wrapping(self.records[index], self.rules, self.autoreset)
         if seed is not None:
             clone.records["seed"] = game_seeds(seed, clone.n_games)
@@ -398,6 +405,17 @@ class KoiKoiCore:
 def _empty_tables(yaku_names: tuple[str, ...]) -> tuple[RoundResults, MatchResults]:
     """Empty round and match tables (shared: a table without rows cannot change)."""
     return RoundResults.empty(yaku_names), MatchResults.concat([])
+
+
+def kernel_action(action: Any) -> int:
+    """An action id as the kernel takes it (an int64): an integer beyond int64 becomes -1,
+    which no rule allows, so it is refused as illegal; a bool, a float or anything else
+    that is not an integer is a ValueError."""
+    if action.__class__ is not int:
+        if not is_integer(action):
+            raise ValueError(f"an action must be an integer, got {action!r}")
+        action = int(action)
+    return action if -2**63 <= action < 2**63 else -1
 
 
 def action_name(action: int) -> str:

@@ -31,6 +31,7 @@ from numba import njit
 
 from hanafuda_env.common import cards as C
 from hanafuda_env.common.bits import popcount
+from hanafuda_env.common.indices import check_index
 from hanafuda_env.koikoi.deals import HAND_SIZE, STOCK_SIZE
 from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
 from hanafuda_env.koikoi.state import N_DECISION_PHASES, PHASE_NAMES
@@ -97,10 +98,13 @@ def encode_observations(engine: Any, seats: int | np.ndarray | None = None,
     b = len(records)
     if seats is None:
         seat_of = records["mover"].astype(np.int64)
-    elif np.ndim(seats) == 0:
-        seat_of = np.full(b, seats, dtype=np.int64)
     else:
-        seat_of = np.asarray(seats, dtype=np.int64).reshape(b)
+        given = np.asarray(seats)
+        if given.dtype.kind not in "iu" or given.shape not in ((), (b,)) or (
+                (given < 0) | (given > 1)).any():
+            raise ValueError(f"seats must be 0 or 1, or one per game ({b}), got {seats!r}")
+        seat_of = (np.full(b, given, dtype=np.int64) if given.ndim == 0 else
+                   np.ascontiguousarray(given, dtype=np.int64))
     direct = out is not None and out.dtype == np.float32 and out.flags.c_contiguous
     obs = out if direct else np.empty((b, OBS_DIM), dtype=np.float32)
     encode_rows(records, seat_of, *_scales(engine.rules), obs)
@@ -217,6 +221,8 @@ def encode_game(game: Any, seat: int, out: np.ndarray | None = None) -> np.ndarr
     if out is not None:
         encode_observations(game, seat, out.reshape(1, OBS_DIM))
         return out
+    if seat.__class__ is not int or not 0 <= seat <= 1:
+        seat = check_index(seat, 2, "seat")
     obs = np.empty((1, OBS_DIM), dtype=np.float32)
     encode_rows(game.records, _SEAT_ROWS[seat], *_scales(game.rules), obs)
     return obs[0]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hanafuda_env.common import cards as C
+from hanafuda_env.common.indices import check_optional_seat
 from hanafuda_env.koikoi.deals import STOCK_SIZE
 from hanafuda_env.koikoi.scoring import score_pile, yaku_table
 from hanafuda_env.koikoi.state import PHASE_NAMES, ROUND_OVER
@@ -44,6 +45,7 @@ class Placed:
 def board_layout(game: Any, viewer: int | None) -> tuple[list[Placed], list[tuple]]:
     """Where every card and line of text goes: (cards, texts as (x, y, text)). ``game`` is a
     ``KoiKoiGame`` (or anything with its fields)."""
+    viewer = check_optional_seat(viewer, 2)
     near = 0 if viewer is None else viewer
     far = 1 - near
     phase, rules = game.phase, game.rules

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hanafuda_env.common import cards as C
+from hanafuda_env.common.indices import check_index, check_optional_seat
 from hanafuda_env.koikoi.core import MATCH_OVER, PHASE_NAMES, ROUND_OVER, STOCK_SIZE, KoiKoiCore
 from hanafuda_env.koikoi.scoring import score_pile, yaku_table
 
@@ -26,6 +27,8 @@ def cards_line(bits: int) -> str:
 
 def render_game(core: KoiKoiCore, game: int = 0, viewer: int | None = None) -> str:
     """A multi-line picture of one game. With ``viewer`` set, the other hand is hidden."""
+    game = check_index(game, core.n_games)
+    viewer = check_optional_seat(viewer, 2)
     table = yaku_table(core.rules)
     dealer, mover = int(core.dealer[game]), int(core.mover[game])
     phase = int(core.phase[game])
