@@ -8,7 +8,7 @@ from typing import TextIO
 import numpy as np
 
 from agents.bots.base import AgentLike
-from hanafuda_cli.prompt import Quit
+from hanafuda_cli.prompt import Quit, goodbye
 from hanafuda_env.envs.hanaawase_v0 import render_hanaawase
 from hanafuda_env.hanaawase.core import HanaawaseCore, describe_round
 from hanafuda_env.hanaawase.rules import HanaawaseRules
@@ -77,8 +77,8 @@ def play_hanaawase(bots: Sequence[AgentLike], rules: HanaawaseRules, human: int,
                     f"{'you' if s == human else f'player_{s}'} {v}" for s, v in enumerate(scores)))
                 if core.phase[0] == ROUND_OVER:
                     core.deal_next()
-    except Quit:
-        write("bye.")
+    except Quit as quit_:
+        write(goodbye(stdin, quit_))
         return core.match_score[0, :n].tolist()
     scores = core.match_score[0, :n].tolist()
     top = max(scores)

@@ -1,7 +1,7 @@
 """Play Koi-Koi against a bot in the terminal or in the browser (``--web``), or Hana-awase
 against N − 1 bots in the terminal.
 
-    python play.py [--bot expert|greedy|random|runs/<run>/checkpoints/latest.pt]
+    python play.py [--bot expert|greedy|random|search|ismcts|ppo|runs/<run>/checkpoints/latest.pt]
                    [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7] [--record FILE]
     python play.py --web [--port 8765] [--bot-delay 0.8] [--bot …] [--rules …] …
     python play.py --game hanaawase [--players 3] [--bot expert] [--rounds 3] [--seat 0]
@@ -29,7 +29,7 @@ from hanafuda_cli.arguments import (
     positive_int,
     seed_int,
 )
-from hanafuda_cli.prompt import Quit, ask_action
+from hanafuda_cli.prompt import Quit, ask_action, goodbye
 from hanafuda_env.common.results import RoundResults
 from hanafuda_env.koikoi.core import KoiKoiCore, action_name
 from hanafuda_env.koikoi.game import KoiKoiGame
@@ -108,8 +108,8 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
             elif turn := describe_turn(core, mover, pile_before, drawn_from,
                                        "you" if mover == human else "bot"):
                 write(turn)
-    except Quit:
-        write("bye.")
+    except Quit as quit_:
+        write(goodbye(stdin, quit_))
         return int(total[human])
     scores = outcome.matches.scores[0]  # the match's own (later rounds may have followed)
     diff = int(scores[human])
@@ -118,12 +118,18 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
     return diff
 
 
+# The built-in bots by name, for --help without importing the agents (torch); a test checks
+# them against agents.bots.registry.
+BOT_NAMES = ("expert", "greedy", "random", "search", "ismcts", "ppo")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Play Koi-Koi against a bot.",
                                      formatter_class=HelpFormatter)
     parser.add_argument("--bot", default="expert",
-                        help="baseline name (expert, greedy, random), checkpoint path, "
-                             "sb3:MODEL.zip or module:name")
+                        help=f"bot name ({', '.join(BOT_NAMES)}; ppo is the shipped "
+                             "network), NAME:key=value,... for a bot's options, checkpoint "
+                             "path, sb3:MODEL.zip or module:name")
     parser.add_argument("--rules", default="nintendo",
                         help="rule preset name or YAML path")
     parser.add_argument("--rounds", type=positive_int, default=None,

@@ -10,7 +10,18 @@ from hanafuda_env.koikoi.core import action_name
 
 
 class Quit(Exception):
-    """The person asked to leave (or input ended)."""
+    """The person asked to leave (``at_end``: the input ended, as Ctrl-D or a pipe's end)."""
+
+    def __init__(self, at_end: bool = False):
+        super().__init__("input ended" if at_end else "quit")
+        self.at_end = at_end
+
+
+def goodbye(stdin: object, quit_: Quit) -> str:
+    """The parting line, on a line of its own where no Enter the terminal echoed ended the
+    prompt's line (input from a pipe or a file, or Ctrl-D)."""
+    echoed = bool(getattr(stdin, "isatty", lambda: False)()) and not quit_.at_end
+    return "bye." if echoed else "\nbye."
 
 
 def ask_action(legal: list[int], read: Callable[[], str], write: Callable[[str], None]) -> int:
@@ -21,7 +32,7 @@ def ask_action(legal: list[int], read: Callable[[], str], write: Callable[[str],
         write("> ")
         line = read()
         if line == "":
-            raise Quit
+            raise Quit(at_end=True)
         text = line.strip().lower()
         if text in ("q", "quit", "exit"):
             raise Quit

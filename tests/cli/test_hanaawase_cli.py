@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from hanafuda_cli import play, train
 
@@ -18,6 +22,19 @@ def test_a_person_plays_a_whole_round_against_two_bots(monkeypatch, capsys) -> N
     assert "You are player_1" in out and "round 1 over:" in out
     assert re.search(r"you: \d+ card points", out) and "match over." in out
     assert out.count("your move:") == 7, "a three-player hand is seven cards"
+
+
+@pytest.mark.parametrize("typed", ["q\n", ""], ids=["q", "end-of-input"])
+def test_quitting_a_hanaawase_match_says_bye(typed: str) -> None:
+    """``q`` or the end of input (Ctrl-D) ends the match as in Koi-Koi, from the real script
+    (run as ``__main__``, where a second copy of the prompt's module would not catch it)."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "play.py", "--game", "hanaawase", "--players", "3",
+                           "--seed", "3"], input=typed, capture_output=True, text=True,
+                          cwd=root, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout.endswith("> \nbye.\n"), done.stdout[-80:]
 
 
 def test_bad_hanaawase_options_are_named(capsys) -> None:

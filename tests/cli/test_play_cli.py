@@ -306,3 +306,14 @@ def test_the_seed_replays_the_bots_moves_too(monkeypatch: pytest.MonkeyPatch,
     second = _main_output(argv, "1\n" * 60, monkeypatch, capsys)
     assert first[0] == 0 and first[1].count("bot: ") > 5
     assert first == second
+
+
+def test_help_names_every_built_in_bot(capsys) -> None:
+    from agents.bots.registry import BASELINES
+    from hanafuda_cli.play import BOT_NAMES
+
+    assert set(BOT_NAMES) == set(BASELINES)
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert all(name in shown for name in BOT_NAMES)
