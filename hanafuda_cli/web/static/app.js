@@ -183,7 +183,8 @@ function drawResult(state, row, board) {
     const [a, b] = state.match.scores;
     const winner = state.names[state.match.winner];
     const verdict = state.match.winner < 0 ? "A draw." :
-      winner === "you" ? "You win the match!" : `${winner} wins the match.`;
+      winner === "you" ? "You win the match!" :
+        `${winner.charAt(0).toUpperCase()}${winner.slice(1)} wins the match.`;
     const rounds = `${state.match.rounds} round${state.match.rounds === 1 ? "" : "s"}`;
     const end = document.createElement("p");
     end.id = "match-over";
