@@ -58,6 +58,7 @@ from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, check_reward, match_w
 from hanafuda_env.koikoi.core import NUM_ACTIONS, KoiKoiCore
 from hanafuda_env.koikoi.observation import OBS_DIM, encode_observations, observation_bounds
 from hanafuda_env.koikoi.rules import RuleSpec
+from hanafuda_env.koikoi.state import StateError
 
 
 def _add_rows(rewards: np.ndarray, games: np.ndarray, rows: np.ndarray) -> None:
@@ -213,12 +214,20 @@ class KoiKoiVectorEnv:
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
         """Restore what :meth:`state_dict` returned (same number of games)."""
-        if "carry" not in state:
-            raise ValueError("env state lacks 'carry' (the rewards waiting for the next step)")
-        carry = np.asarray(state["carry"], dtype=np.float64)
+        if not isinstance(state, dict) or "carry" not in state:
+            raise StateError("env state lacks 'carry' (the rewards waiting for the next step)")
+        given = np.asarray(state["carry"])
+        if given.dtype.kind not in "iuf":
+            raise StateError(f"env state 'carry' must hold numbers (the rewards waiting for "
+                             f"the next step), got dtype {given.dtype}")
+        carry = given.astype(np.float64)
         if carry.shape != self._carry.shape:
-            raise ValueError(f"env state 'carry' has shape {carry.shape}, "
+            raise StateError(f"env state 'carry' has shape {carry.shape}, "
                              f"expected {self._carry.shape}")
+        if not np.isfinite(carry).all():
+            g = int(np.flatnonzero(~np.isfinite(carry).all(axis=1))[0])
+            raise StateError(f"game {g}: env state 'carry' must hold finite rewards, got "
+                             f"{carry[g].tolist()}")
         self.core.load_state_dict({k: v for k, v in state.items() if k != "carry"})
         self._carry = carry.copy()
         self._has_carry = bool(carry.any())

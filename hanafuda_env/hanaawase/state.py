@@ -31,6 +31,7 @@ from hanafuda_env.koikoi.state import (
     StateError,
     field_spec,
     new_states,
+    refuse_impossible_turns,
     refuse_lost_cards,
 )
 
@@ -133,5 +134,9 @@ def check_hanaawase_state(records: Any, rules: HanaawaseRules,
            f"holds more than {rules.hand_size} cards")
     for name in ("turn", "round_index"):
         refuse(s[name] < 0, name, "must not be negative")
+    refuse(s["round_index"] > rules.rounds, "round_index", f"must be 0..{rules.rounds}")
+    refuse((s["phase"] != MATCH_OVER) & (s["round_index"] >= rules.rounds), "round_index",
+           f"must be below {rules.rounds} (the rounds of a match) unless the match is over")
     refuse_lost_cards(s, n, rules.stock_size, s["phase"] < ROUND_OVER, refuse)
+    refuse_impossible_turns(s, n, rules.hand_size, np.zeros(len(s), dtype=bool), refuse)
     return s

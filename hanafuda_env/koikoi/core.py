@@ -398,7 +398,7 @@ class KoiKoiCore:
         """Restore what :meth:`state_dict` returned (or a ``records`` array) for the same
         number of games, after checking every field (``state.StateError`` names the one that
         no game could hold; nothing changes then)."""
-        self.records[:] = check_state(state, self.n_games)
+        self.records[:] = check_state(state, self.n_games, self.rules)
 
 
 @lru_cache(maxsize=64)

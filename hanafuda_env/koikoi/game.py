@@ -34,6 +34,7 @@ from hanafuda_env.koikoi.state import (
     STATE_FIELDS,
     check_state,
     new_states,
+    with_field,
 )
 
 __all__ = ["GameResetOutcome", "GameStepOutcome", "KoiKoiGame", "game_seed_of"]
@@ -69,7 +70,8 @@ _NOTHING = GameStepOutcome((0, 0), False, False, [], [])
 
 
 def _field(name: str, doc: str) -> property:
-    """A state field as a Python value (int or list); assigning writes it into the state.
+    """A state field as a Python value (int or list); assigning checks the state it makes
+    as ``load_state_dict`` does (a :class:`StateError`, nothing changed) and writes it.
     It reads the field's column view (``records[name]``), which costs a tenth of indexing
     the record by name: the AEC env reads the mover and phase several times a step."""
     def get(self: KoiKoiGame) -> Any:
@@ -77,7 +79,8 @@ def _field(name: str, doc: str) -> property:
         return column.item() if column.ndim == 1 else column[0].tolist()
 
     def put(self: KoiKoiGame, value: Any) -> None:
-        self._columns[name][0] = value
+        given = np.asarray(value)
+        self.records[:] = with_field(self.records, name, given[None], self.rules)
 
     return property(get, put, doc=doc)
 
@@ -321,7 +324,7 @@ class KoiKoiGame:
         self._compiled = K.compile_rules(self.rules)
         self.yaku_names = self._compiled.yaku_names
         self.deal_log, self.upcoming_decks = None, []
-        self._buffers(check_state(state["records"], 1))
+        self._buffers(check_state(state["records"], 1, self.rules))
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Shuffle what ``seat`` cannot see (the other hand, the undrawn stock) among

@@ -24,6 +24,7 @@ import numpy as np
 
 from hanafuda_env.common import cards as C
 from hanafuda_env.koikoi.deals import HAND_SIZE, STOCK_SIZE
+from hanafuda_env.koikoi.rules import MAX_ROUNDS
 
 NUM_ACTIONS = 98
 CHOOSE_OFFSET = 48
@@ -102,9 +103,11 @@ class StateError(ValueError):
     """A state that no game reaches: loading it would corrupt the engine."""
 
 
-def check_state(records: Any, n_games: int | None = None) -> np.ndarray:
+def check_state(records: Any, n_games: int | None = None, rules: Any = None) -> np.ndarray:
     """``records`` as a fresh :data:`STATE_DTYPE` batch, or a :class:`StateError` naming the
-    first field that no game could hold (every game is checked before anything is used)."""
+    first field that no game could hold (every game is checked before anything is used).
+    ``rules`` (a ``RuleSet``) also bounds what its matches reach: the rounds, the target
+    score, the starting points."""
     if isinstance(records, dict):
         missing = [name for name in STATE_FIELDS if name not in records]
         extra = sorted(set(records) - set(STATE_FIELDS))
@@ -123,8 +126,19 @@ def check_state(records: Any, n_games: int | None = None) -> np.ndarray:
         out = given.copy()
     if n_games is not None and len(out) != n_games:
         raise StateError(f"the state holds {len(out)} games, expected {n_games}")
-    _check_values(out)
+    _check_values(out, rules)
     return out
+
+
+def with_field(records: np.ndarray, name: str, value: Any, rules: Any = None) -> np.ndarray:
+    """A checked copy of ``records`` with field ``name`` set to ``value`` (one value per
+    game): what a setter writes, refused like a loaded state (a :class:`StateError` naming
+    the field; ``records`` unchanged)."""
+    if name not in STATE_FIELDS:
+        raise StateError(f"unknown state field {name!r}; the fields: {', '.join(STATE_FIELDS)}")
+    state = {field: records[field] for field in STATE_FIELDS}
+    state[name] = value
+    return check_state(state, len(records), rules)
 
 
 def _field_values(value: Any, name: str, n: int) -> np.ndarray:
@@ -147,7 +161,7 @@ def _first(bad: np.ndarray) -> int:
     return int(np.flatnonzero(bad)[0])
 
 
-def _check_values(s: np.ndarray) -> None:
+def _check_values(s: np.ndarray, rules: Any) -> None:
     def refuse(bad: np.ndarray, name: str, why: str) -> None:
         if bad.any():
             g = _first(bad)
@@ -173,9 +187,78 @@ def _check_values(s: np.ndarray) -> None:
     refuse(s["field"] >> np.uint64(C.NUM_CARDS) != 0, "field", "holds bits beyond the 48 cards")
     refuse((np.bitwise_count(s["hands"]) > HAND_SIZE).any(axis=1), "hands",
            f"holds more than {HAND_SIZE} cards")
-    for name in ("koikoi_calls", "turn", "round_index"):
+    for name in ("koikoi_calls", "turn", "round_index", "yaku_total", "points_won"):
         refuse((s[name] < 0).reshape(len(s), -1).any(axis=1), name, "must not be negative")
-    refuse_lost_cards(s, 2, STOCK_SIZE, s["phase"] < N_DECISION_PHASES, refuse)
+    refuse(s["match_score"].astype(np.int64).sum(axis=1) != 0, "match_score",
+           "must be zero-sum (each round moves its points from one seat to the other)")
+    playing = s["phase"] < N_DECISION_PHASES
+    refuse_lost_cards(s, 2, STOCK_SIZE, playing, refuse)
+    refuse_impossible_turns(s, 2, HAND_SIZE, s["phase"] == DECIDE, refuse)
+    refuse(playing & (s["phase"] == DECIDE) & (_mover_hand(s) == 0), "hands",
+           "of the mover must not be empty at a koi-koi decision (the round ends instead)")
+    _refuse_beyond_rules(s, rules, refuse)
+
+
+def _mover_hand(s: np.ndarray) -> np.ndarray:
+    return np.take_along_axis(s["hands"], s["mover"].astype(np.intp)[:, None], axis=1)[:, 0]
+
+
+def _refuse_beyond_rules(s: np.ndarray, rules: Any, refuse: Any) -> None:
+    """Round counts (and, with ``rules``, scores) that end a match: only a finished match
+    may hold them."""
+    rounds = MAX_ROUNDS if rules is None else rules.rounds
+    open_match = s["phase"] != MATCH_OVER
+    refuse(s["round_index"] > rounds, "round_index", f"must be 0..{rounds}")
+    refuse(open_match & (s["round_index"] >= rounds), "round_index",
+           f"must be below {rounds} (the rounds of a match) unless the match is over")
+    if rules is None:
+        return
+    if rules.target_score is not None:
+        refuse(open_match & (s["points_won"] >= rules.target_score).any(axis=1), "points_won",
+               f"reaches the target score {rules.target_score}, which ends the match")
+    if rules.starting_points is not None:
+        refuse(open_match & (rules.starting_points + s["match_score"].astype(np.int64)
+                             <= 0).any(axis=1), "match_score",
+               f"leaves a seat none of its {rules.starting_points} starting points, which "
+               f"ends the match")
+
+
+def refuse_impossible_turns(s: np.ndarray, seats: int, hand_size: int, decided: np.ndarray,
+                            refuse: Any) -> None:
+    """What the turn count fixes in a round in play (each turn plays one card from the
+    mover's hand and draws one, the turn passing round the table from the dealer): the
+    mover, the cards drawn, every hand's size; a choose phase has exactly two field cards
+    to choose from. ``decided``: games whose mover has finished its turn (a koi-koi
+    decision)."""
+    playing = s["phase"] < ROUND_OVER
+    turns = s["turn"].astype(np.int64)
+    most = seats * hand_size
+    refuse(turns > most, "turn", f"must be 0..{most} ({seats} hands of {hand_size} cards)")
+    refuse(playing & ~decided & (turns >= most), "turn",
+           f"must be below {most} in a round in play (the round ends with the last card)")
+    refuse(playing & decided & (turns < 1), "turn",
+           "must be at least 1 at a koi-koi decision (it follows a finished turn)")
+    choosing = (s["phase"] == CHOOSE_PLAYED) | (s["phase"] == CHOOSE_DRAWN)
+    pending = np.where(choosing, s["pending"], 0).astype(np.intp)
+    choices = np.bitwise_count(s["field"] & C.MONTH_MASK_OF_CARD[pending])
+    refuse(choosing & (choices != 2), "pending",
+           "must match exactly two field cards in a choose phase (its choices)")
+    dealer, mover = s["dealer"].astype(np.int64), s["mover"].astype(np.int64)
+    moved = turns - decided  # the turns before the mover's
+    refuse(playing & (mover != (dealer + moved) % seats), "mover",
+           f"must be the seat whose turn it is: (dealer + turn) mod {seats}, the turn passing "
+           f"round the table")
+    drawn = turns + (s["phase"] == CHOOSE_DRAWN)
+    refuse(playing & (s["stock_pos"] != drawn), "stock_pos",
+           "must be the number of cards drawn: one a turn (the turn count, plus the card "
+           "drawn in the choose-drawn phase)")
+    position = (np.arange(seats)[None, :] - dealer[:, None]) % seats
+    played = turns[:, None] // seats + (position < (turns % seats)[:, None])
+    played += choosing[:, None] & (np.arange(seats)[None, :] == mover[:, None])
+    held = np.bitwise_count(s["hands"][:, :seats]).astype(np.int64)
+    refuse(playing & (held != hand_size - played).any(axis=1), "hands",
+           f"hold a number of cards the turn count does not leave (each seat is dealt "
+           f"{hand_size} and plays one a turn)")
 
 
 def refuse_lost_cards(s: np.ndarray, seats: int, stock_size: int, in_play: np.ndarray,
