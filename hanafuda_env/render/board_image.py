@@ -23,7 +23,8 @@ from hanafuda_env.common.indices import check_optional_seat
 from hanafuda_env.koikoi.deals import STOCK_SIZE
 from hanafuda_env.koikoi.scoring import score_pile, yaku_table
 from hanafuda_env.koikoi.state import PHASE_NAMES, ROUND_OVER
-from hanafuda_env.render.card_art import CARD_H, CARD_W, Shape, back_shapes, card_shapes
+from hanafuda_env.render.card_art import CARD_H, CARD_W, back_shapes, card_shapes
+from hanafuda_env.render.shapes import paint
 from hanafuda_env.render.text import counted
 
 WIDTH, HEIGHT = 980, 664
@@ -132,34 +133,32 @@ def board_image(game: Any, viewer: int | None = None, scale: float = 1.0) -> np.
     draw = ImageDraw.Draw(image)
     cards, texts = board_layout(game, viewer)
     for item in cards:
-        shapes = back_shapes() if item.card is None else card_shapes(item.card)
-        for shape in shapes:
-            _paint(draw, shape, item.x, item.y, scale)
+        image.paste(card_picture(item.card, scale), (round(item.x * scale),
+                                                     round(item.y * scale)))
     for x, y, text in texts:
         draw.text((x * scale, y * scale), text, fill=TEXT, font=_font(round(14 * scale)))
     return np.asarray(image, dtype=np.uint8).copy()
+
+
+SUPERSAMPLE = 4  # a card is painted this many times larger, then shrunk: smooth edges
+
+
+@lru_cache(maxsize=256)
+def card_picture(card: int | None, scale: float = 1.0) -> Any:
+    """Card ``card`` (None: a face-down card) as a Pillow image, ``scale`` pixels per card
+    unit; cached, as a board shows the same 49 pictures over and over."""
+    from PIL import Image, ImageDraw
+
+    size = (round(CARD_W * scale), round(CARD_H * scale))
+    big = Image.new("RGB", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), TABLE)
+    draw = ImageDraw.Draw(big)
+    for shape in back_shapes() if card is None else card_shapes(card):
+        paint(draw, shape, 0, 0, big.width / CARD_W, _font)
+    return big.resize(size, Image.Resampling.LANCZOS)
 
 
 @lru_cache(maxsize=16)
 def _font(size: int) -> Any:
     from PIL import ImageFont
 
-    return ImageFont.load_default(size=size)
-
-
-def _paint(draw: Any, shape: Shape, dx: float, dy: float, scale: float) -> None:
-    p = shape.points
-    xy = [((p[i] + dx) * scale, (p[i + 1] + dy) * scale) for i in range(0, len(p), 2)]
-    width = max(1, round(shape.width * scale))
-    if shape.kind == "rect":
-        draw.rectangle(xy, fill=shape.fill, outline=shape.outline,
-                       width=width if shape.outline else 0)
-    elif shape.kind == "ellipse":
-        draw.ellipse(xy, fill=shape.fill, outline=shape.outline,
-                     width=width if shape.outline else 0)
-    elif shape.kind == "polygon":
-        draw.polygon(xy, fill=shape.fill, outline=shape.outline,
-                     width=width if shape.outline else 0)
-    else:
-        draw.text(xy[0], shape.text, fill=shape.fill, font=_font(round(shape.size * scale)),
-                  anchor="mm")
+    return ImageFont.load_default(size=max(1, size))

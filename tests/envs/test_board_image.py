@@ -16,8 +16,8 @@ from hanafuda_env.common import cards as C
 from hanafuda_env.envs import koikoi_v0
 from hanafuda_env.envs.gym_env import KoiKoiSingleAgentEnv
 from hanafuda_env.koikoi.game import KoiKoiGame
-from hanafuda_env.render.board_image import HEIGHT, WIDTH, board_image
-from hanafuda_env.render.card_art import back_svg, card_shapes, card_svg
+from hanafuda_env.render.board_image import HEIGHT, WIDTH, board_image, board_layout, card_picture
+from hanafuda_env.render.card_art import CARD_H, CARD_W, back_svg, card_svg, card_title
 
 
 def _played_game(seed: int, moves: int) -> KoiKoiGame:
@@ -97,14 +97,16 @@ def test_pettingzoo_render_test_and_gymnasium_checker_take_rgb_array() -> None:
     assert env.render().shape == (HEIGHT, WIDTH, 3)
 
 
-def test_card_svg_draws_the_card_table() -> None:
-    """Each card's SVG carries its name, month and kind as the hover title and one element
-    per shape of the drawing the image paints; the back tells nothing."""
+def test_the_image_paints_the_cards_svg_pictures() -> None:
+    """The board pastes each card's picture, painted from the shapes its SVG is written
+    from (tests/envs/test_card_art.py checks the pictures themselves)."""
+    game = _played_game(3, 2)
+    image = board_image(game, None)
+    cards, _ = board_layout(game, None)
+    last = cards[-1]  # drawn last, so nothing covers it
+    x, y = round(last.x), round(last.y)
+    assert np.array_equal(image[y:y + CARD_H, x:x + CARD_W],
+                          np.asarray(card_picture(last.card, 1.0)))
     for card in C.DECK:
-        svg = card_svg(card.id)
-        assert f"<title>{card.name} ({card.name_ja}), month {card.month}, {card.kind}" in svg
-        assert svg.count("/>") + svg.count("</text>") == len(card_shapes(card.id))
-        assert f">{card.month}</text>" in svg
-    # cards differ in their drawing unless they are the same card to a player (chaff)
-    assert len({card_svg(i) for i in range(48)}) == len({c.name for c in C.DECK})
+        assert f"<title>{card_title(card.id)}</title>" in card_svg(card.id)
     assert "title>a hidden card<" in back_svg()
