@@ -47,6 +47,7 @@ from hanafuda_env.envs.options import (
     mark_rows,
     not_an_action,
     other_rules_warning,
+    reset_needed,
     seat_rewards,
 )
 from hanafuda_env.envs.rewards import (
@@ -67,7 +68,7 @@ from hanafuda_env.render.text import render_game
 
 RESET_OPTIONS = (*GAME_RESET_OPTIONS, "learner_seat")
 # What reset/step change besides the game and the RNG: saved so a failed call is undone.
-_UNDO_FIELDS = ("seat", "_over", "_ended", "_carry", "_rounds", "_matches")
+_UNDO_FIELDS = ("seat", "_over", "_ended", "_started", "_carry", "_rounds", "_matches")
 
 
 def check_opponent_seed(opponent: Any) -> None:
@@ -143,7 +144,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game = KoiKoiGame(self.options.rules, seed=0, autoreset=False)
         self.seat = 0 if learner_seat is None else learner_seat
-        self._over = False  # the episode is over: step() needs a reset first
+        self._started = False  # a reset has dealt an episode (step() needs one)
+        self._over = True  # the episode is over (or none began): step() needs a reset first
         self._ended = False  # ... and it ended by itself: reset() may deal on
         self._carry = 0  # learner rewards of rounds that ended before its first decision
         self._rounds: list[dict] = []
@@ -184,6 +186,7 @@ class KoiKoiSingleAgentEnv(gym.Env):
             game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
             self._begin(self.game.reset(seed=game_seed, options=options))
         self._over = self._ended = False
+        self._started = True
         skipped: list[dict] = []
         while self.game.mover != self.seat:
             reward, done = self._apply(self._opponent_action())
@@ -214,6 +217,8 @@ class KoiKoiSingleAgentEnv(gym.Env):
         """The learner's move and the opponent's replies. An opponent that errs (an illegal
         action, an exception) makes the step raise with the env as it was before it."""
         if self._over:
+            if not self._started:
+                raise reset_needed("KoiKoiSingleAgentEnv.step")
             raise RuntimeError("the episode is over; call reset() before step()")
         act = as_action(action)
         mask = self.game.legal_action_mask()

@@ -40,6 +40,7 @@ from hanafuda_env.envs.options import (
     check_unknown,
     not_an_action,
     one_of,
+    reset_needed,
 )
 from hanafuda_env.hanaawase.core import HanaawaseCore, describe_round, zero_sum
 from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
@@ -102,6 +103,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._seed = check_seed(seed, "hanaawase_v0")
         self._np_random: np.random.Generator | None = None
         self._ended = False
+        self._started = False  # a reset has dealt an episode (step() needs one)
         self.round_results: list[dict] = []
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -135,6 +137,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self._np_random, _ = seeding.np_random()
             core.reset(int(self._np_random.integers(2**63)))
         self._ended = False
+        self._started = True
         self.agents = list(self.possible_agents)
         self.round_results = []
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -169,6 +172,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if act is None:
             raise not_an_action(agent, action, np.flatnonzero(self._mask).tolist())
         if not 0 <= act < NUM_ACTIONS or not self._mask[act]:
+            if not self._started:
+                raise reset_needed("hanaawase_v0.step")
             legal = np.flatnonzero(self._mask).tolist()
             raise IllegalActionError(
                 f"{agent} cannot take action {action!r} ({action_name(act)}) now; legal "

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from hanafuda_env.envs.options import check_number
+from hanafuda_env.envs.options import check_number, reset_needed
 from hanafuda_env.hanaawase.core import HanaawaseCore
 from hanafuda_env.hanaawase.rules import HanaawaseRules
 
@@ -30,6 +30,7 @@ class HanaawaseVectorEnv:
         self.reward_scale = check_number("reward_scale", reward_scale)
         self.observation_size = self.core.observation_size
         self._obs = np.empty((self.num_envs, self.observation_size), dtype=np.float32)
+        self._started = False  # a reset gave the games their episodes (step() needs one)
 
     def _view(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         self.core.observe(out=self._obs)
@@ -39,12 +40,15 @@ class HanaawaseVectorEnv:
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """New matches in every game; the movers' observations and masks."""
         self.core.reset(seed)
+        self._started = True
         return self._view()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, dict[str, Any]]:
         """(observations, rewards (B, N), round_over, match_over, info): info has the next
         ``action_mask`` and ``mover`` and the finished rounds' ``rows`` / ``row_games``."""
+        if not self._started:
+            raise reset_needed("HanaawaseVectorEnv.step")
         out = self.core.step(np.asarray(actions))
         obs, info = self._view()
         info["rows"], info["row_games"] = out.rows, out.row_games

@@ -58,6 +58,7 @@ from hanafuda_env.envs.options import (
     mark_rows,
     not_an_action,
     one_of,
+    reset_needed,
     seat_rewards,
 )
 from hanafuda_env.envs.rewards import (
@@ -156,6 +157,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.game = KoiKoiGame(self.options.rules, seed=0, autoreset=False)
         self._carry = [0, 0]  # rewards of this episode's rounds that ended before its first step
         self._ended = False  # the episode ended by itself: reset() may deal on
+        self._started = False  # a reset has dealt an episode (step() needs one)
         self._rewarded = False  # self.rewards holds non-zero values from the last step
         self._legal = _NO_LEGAL  # the mover's mask as bytes: checks without NumPy
         self._mask: np.ndarray | None = None  # the mover's mask array, as handed out
@@ -215,6 +217,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._carry = seat_rewards(split.carry, self._paid_key)
         records = mark_rows(split.carry, True) + mark_rows(split.dropped, False)
         self._ended = False
+        self._started = True
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._rewarded = False
@@ -241,6 +244,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if act is None:
             raise not_an_action(agent, action, [a for a, ok in enumerate(self._legal) if ok])
         if not 0 <= act < NUM_ACTIONS or not self._legal[act]:
+            if not self._started:
+                raise reset_needed("koikoi_v0.step")
             legal = [a for a, ok in enumerate(self._legal) if ok]
             raise IllegalActionError(
                 f"{agent} cannot take action {action!r} ({action_name(act)}) now; legal "

@@ -190,6 +190,16 @@ def not_an_action(where: str, action: Any, legal: list[int]) -> NotAnActionError
         f"{action!r}{shape}; legal actions: {legal}. The game was not changed.")
 
 
+class ResetNeededError(RuntimeError):
+    """A step before the first reset(): the env holds no episode yet (the game it was built
+    with is a placeholder, not a deal anyone asked for)."""
+
+
+def reset_needed(where: str) -> ResetNeededError:
+    return ResetNeededError(f"{where}: call reset() first; step() needs an episode, and none "
+                            f"has started yet")
+
+
 def mark_rows(rows: list[dict], rewarded: bool) -> list[dict]:
     """Round/match records tagged with whether their points were rewarded."""
     return [{**row, "rewarded": rewarded} for row in rows]

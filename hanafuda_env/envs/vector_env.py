@@ -53,7 +53,13 @@ from gymnasium.vector import AutoresetMode
 
 from hanafuda_env.common.results import END_HAND_YAKU, MatchResults, RoundResults
 from hanafuda_env.common.seeding import is_integer, lone_game_seeds
-from hanafuda_env.envs.options import EnvOptions, check_unknown, make_options, match_boundaries
+from hanafuda_env.envs.options import (
+    EnvOptions,
+    check_unknown,
+    make_options,
+    match_boundaries,
+    reset_needed,
+)
 from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, check_reward, match_win_rewards
 from hanafuda_env.koikoi.core import NUM_ACTIONS, KoiKoiCore
 from hanafuda_env.koikoi.observation import OBS_DIM, encode_observations, observation_bounds
@@ -101,6 +107,7 @@ class KoiKoiVectorEnv:
         self._obs = np.empty((self.n_envs, OBS_DIM), dtype=np.float32)
         self._carry = np.zeros((self.n_envs, 2), dtype=np.float64)
         self._has_carry = False
+        self._started = False  # a reset (or a loaded state) gave the games their episodes
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | Sequence[int] | np.ndarray | None = None,
@@ -132,6 +139,7 @@ class KoiKoiVectorEnv:
             row_rewards = self._row_rewards(rounds, dealt.matches, dealt.match_over)
             self._split_match(rounds, row_rewards, over, rewarded, self._carry, at_reset=True)
         self._has_carry = bool(self._carry.any())
+        self._started = True
         infos = self._infos(rounds, dealt.matches, rewarded, np.ones(len(rounds), dtype=bool))
         return encode_observations(self.core, out=self._obs), infos
 
@@ -139,6 +147,8 @@ class KoiKoiVectorEnv:
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict]:
         """One action per game for its seat to move; see the module docstring."""
+        if not self._started:
+            raise reset_needed("KoiKoiVectorEnv.step")
         out = self.core.step(actions)
         rounds = out.rounds
         rewards = np.zeros((self.n_envs, 2), dtype=np.float32)
@@ -231,6 +241,7 @@ class KoiKoiVectorEnv:
         self.core.load_state_dict({k: v for k, v in state.items() if k != "carry"})
         self._carry = carry.copy()
         self._has_carry = bool(carry.any())
+        self._started = True
 
     # --------------------------------------------------------------- observe
     def observe(self, seats: Any) -> np.ndarray:
