@@ -6,6 +6,7 @@ the new content is complete.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -15,9 +16,14 @@ from typing import Any
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically; an OSError (a full disk, say) names ``path``
+    and leaves what was there before."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise _naming(error, path) from error
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -25,9 +31,22 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, _mode_for(path))
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise _naming(error, path) from error
         raise
+
+
+def _naming(error: OSError, path: Path) -> OSError:
+    """``error`` as an OSError of the same kind (errno) that names the file that could not
+    be written: a write's own error names no file, or only the temporary one."""
+    if error.errno is None:
+        return OSError(f"cannot write {str(path)!r}: {error}")
+    reason = error.strerror or os.strerror(error.errno)
+    if error.errno == errno.ENOSPC:
+        reason += " (the disk is full; nothing was written)"
+    return OSError(error.errno, f"cannot write the file: {reason}", str(path))
 
 
 _UMASK = os.umask(0)  # reading the umask means setting it: once, at import
