@@ -28,16 +28,20 @@ from hanafuda_env.hanaawase.state import (
     check_hanaawase_state,
     new_hanaawase_states,
 )
-from hanafuda_env.koikoi.batch import legal_ids, legal_masks, sample_actions
+from hanafuda_env.koikoi import loops as L
 from hanafuda_env.koikoi.core import (
     IllegalActionError,
     action_name,
     describe_actions,
     kernel_action,
+    refuse_playing,
 )
 from hanafuda_env.koikoi.deals import check_orders
+from hanafuda_env.koikoi.loops import legal_ids, legal_masks, sample_actions
 from hanafuda_env.koikoi.state import MATCH_OVER, PHASE_NAMES, ROUND_OVER, StateError
 
+# step_games' rows per game: the round's own, then the deal of the next (which writes none)
+_DEAL_SLOTS = 2
 
 class HanaawaseStep(NamedTuple):
     """What one ``step`` finished. ``rewards`` (B, N): zero-sum round rewards where a round
@@ -131,14 +135,11 @@ class HanaawaseCore:
         per game: the dealer's hand, each next seat's, the field, the stock), else each
         game's next shuffle."""
         g = self._games[self.round_over] if games is None else self._chosen(games)
-        playing = g[~self.round_over[g]]
-        if len(playing):
-            raise ValueError(f"game {int(playing[0])} is in phase "
-                             f"{PHASE_NAMES[self.phase[playing[0]]]}: only games whose round "
-                             f"is over (phase round-over or match-over) are dealt again")
+        refuse_playing(g, self.round_over, self.phase)
         orders = (self._shuffles[:len(g)] if decks is None else
                   check_orders(decks, len(g), "decks").astype(np.int64))
-        K.deal_games(self.records, g.astype(np.int64), orders, self._compiled.params)
+        L.deal_games(self.records, g.astype(np.int64), orders, *self._compiled.ctx, self._rows,
+                     self._row_games, self._n_results)  # a Hana-awase deal writes no row
 
     def _chosen(self, games: Any) -> np.ndarray:
         g = np.atleast_1d(np.asarray(games))
@@ -176,9 +177,8 @@ class HanaawaseCore:
             raise ValueError(f"actions must be {self.n_games} integers (one per game), got "
                              f"shape {given.shape} dtype {given.dtype}")
         c = self._compiled
-        k = K.step_games(self.records, given.astype(np.int64, copy=False), c.params,
-                         c.card_points, c.yaku_masks, c.yaku_counts, self._rows,
-                         self._row_games, self._n_results, self.autoreset)
+        k = L.step_games(self.records, given.astype(np.int64, copy=False), *c.ctx, self._rows,
+                         self._row_games, self._n_results, _DEAL_SLOTS, self.autoreset, True)
         if k < 0:
             self._raise_illegal(-1 - k, given)
         rows, games = self._rows[:k].copy(), self._row_games[:k].copy()
@@ -197,8 +197,7 @@ class HanaawaseCore:
             game = check_index(game, self.n_games)
         action = kernel_action(action)
         c = self._compiled
-        ended = K.step_one(self.records, game, action, c.params, c.card_points, c.yaku_masks,
-                           c.yaku_counts, self._rows)
+        ended = L.step_one(self.records, game, action, *c.ctx, self._rows)
         if ended < 0:
             given = np.zeros(self.n_games, dtype=np.int64)
             given[game] = action
@@ -262,10 +261,10 @@ class HanaawaseCore:
         c = self._compiled
         scores = np.zeros((self.n_games, self.num_players), dtype=np.int64)
         policies = np.array([K.POLICIES[p] for p in names], dtype=np.int64)
-        decisions = K.rollout_games(self.records, c.params, c.card_points, c.yaku_masks,
-                                    c.yaku_counts, policies, np.uint64(seed), until == "match",
-                                    scores, np.zeros(1, dtype=HA_RESULT_DTYPE))
-        return scores, int(decisions)
+        decisions = np.zeros(self.n_games, dtype=np.int64)
+        L.rollout_games(self.records, *c.ctx, c.params, policies, np.uint64(seed),
+                        until == "match", scores, decisions, self._rows[:1])  # no policy_data
+        return scores, int(decisions.sum())
 
     # -------------------------------------------------------------- the state
     def fork(self, games: int | Sequence[int] | np.ndarray, copies: int = 1) -> HanaawaseCore:

@@ -6,17 +6,19 @@ records: ``place_card`` (lay down, capture, or wait for a choice), ``legal_bits`
 actions as a bit set), the seeded ``shuffle_deck`` and the table scorer ``pile_total``; the
 yaku table is compiled by the same ``yaku_arrays``. What is Hana-awase's own is here: the deal
 for N players (§3.1), the turn passing around the table, and the round's scoring, dealer and
-match end (§3.2–3.4). :func:`step_games`, :func:`deal_games` and :func:`rollout_games` loop
-it over a batch, as :mod:`~hanafuda_env.koikoi.batch` does for Koi-Koi.
+match end (§3.2–3.4). The batch loops are the ones both games share
+(:mod:`~hanafuda_env.koikoi.loops`); this module registers Hana-awase's move, deal, rollout
+policies and round scores in them for its records.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from numba import from_dtype, njit
+from numba.extending import overload
 
 from hanafuda_env.common import cards as C
 from hanafuda_env.common.bits import U64, ZERO, card_bit, lowest_index, popcount, splitmix64
@@ -34,23 +36,25 @@ from hanafuda_env.hanaawase.scoring import (
     yaku_names,
 )
 from hanafuda_env.hanaawase.state import (
+    HA_RESULT_DTYPE,
+    HA_STATE_DTYPE,
     HAND_YAKU_NANA,
     HAND_YAKU_NONE,
     HAND_YAKU_ROKU,
     MAX_YAKU_COLUMNS,
 )
-from hanafuda_env.koikoi.batch import pick_bit, uniform
+from hanafuda_env.koikoi import loops
 from hanafuda_env.koikoi.kernel import (
     bits_of,
     deal_word,
     full_month,
-    is_legal,
     legal_bits,
     pile_breakdown,
     place_card,
     shuffle_deck,
     yaku_arrays,
 )
+from hanafuda_env.koikoi.loops import GREEDY, RANDOM, pick_bit, uniform
 from hanafuda_env.koikoi.state import (
     CHOOSE_DRAWN,
     CHOOSE_OFFSET,
@@ -82,6 +86,12 @@ class CompiledHanaawase:
     yaku_masks: np.ndarray
     yaku_counts: np.ndarray
     yaku_names: tuple[str, ...]
+    # what the shared batch loops (koikoi.loops) pass to Hana-awase's move, deal and policies
+    ctx: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ctx", (self.params, self.yaku_masks, self.yaku_counts,
+                                         self.card_points))
 
 
 @lru_cache(maxsize=64)
@@ -296,55 +306,7 @@ def _ranks(scores, players, out) -> None:
         out[p] = above
 
 
-# ------------------------------------------------------------------------------ batch loops
-@njit(cache=True)
-def step_games(records, actions, params, card_points, masks, counts, rows, row_games,
-               n_results, autoreset) -> np.int64:
-    """One action per game. Returns -1 - g for the first game g whose action is illegal (then
-    no game changed), else the number of result rows: ``rows[k]`` is a finished round of game
-    ``row_games[k]``. With ``autoreset`` a game whose round ended is dealt its next round.
-    A game whose round is over waits: its action must be -1 (what ``sample_actions`` gives)."""
-    n = records.shape[0]
-    for g in range(n):
-        waiting = records[g].phase >= ROUND_OVER and actions[g] == -1
-        if not waiting and not is_legal(records[g], actions[g]):
-            return -1 - g
-    shuffled = np.full(48, -1, np.int64)
-    order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
-    k = 0
-    for g in range(n):
-        s = records[g]
-        n_results[g] = 0
-        if actions[g] == -1:
-            continue
-        if apply_move(s, actions[g], params, card_points, masks, counts, rows[k]):
-            row_games[k] = g
-            n_results[g] = 1
-            k += 1
-            if autoreset:
-                deal_one(s, params, shuffled, order, work)
-    return k
-
-
-@njit(cache=True)
-def step_one(records, g, action, params, card_points, masks, counts, rows) -> np.int64:
-    """One move in game ``g`` (the single-game envs' step): -1 if it is illegal (nothing
-    changed), 1 if it ended the round (its row in ``rows[0]``), else 0."""
-    s = records[g]
-    if not is_legal(s, action):
-        return -1
-    return 1 if apply_move(s, action, params, card_points, masks, counts, rows[0]) else 0
-
-
-@njit(cache=True)
-def deal_games(records, games, decks, params) -> None:
-    """Deal the next round in each listed game (``decks`` (len(games), 48): an order, or -1s
-    for a shuffle)."""
-    order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
-    for i in range(games.shape[0]):
-        deal_one(records[games[i]], params, decks[i], order, work)
-
-
+# ------------------------------------------- Hana-awase's part of the shared batch loops
 @njit(cache=True)
 def greedy_action(s, card_points, noise_word) -> np.int64:
     """The legal action capturing the most card points now (a played card's capture; a field
@@ -375,42 +337,65 @@ def greedy_action(s, card_points, noise_word) -> np.int64:
     return best
 
 
-RANDOM, GREEDY = 0, 1
 POLICIES = {"random": RANDOM, "greedy": GREEDY}
+_RECORD = from_dtype(HA_STATE_DTYPE)
 
 
-@njit(cache=True)
-def rollout_games(records, params, card_points, masks, counts, policies, seed, whole_match,
-                  scores, rows) -> np.int64:
-    """Play every game to the end of its round (or, with ``whole_match``, its match) with a
-    compiled policy per seat (``policies`` (N,): RANDOM or GREEDY), without returning to
-    Python per move; ``scores`` (B, N) gets the sum of the scores of the rounds played.
-    ``rows``: a one-row result buffer. Random numbers hash ``seed``, the game's index and a
-    move counter. Returns the number of decisions made."""
-    shuffled = np.full(48, -1, np.int64)
-    order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
-    players = params[P_PLAYERS]
-    decisions = 0
-    for g in range(records.shape[0]):
-        s = records[g]
-        for p in range(players):
-            scores[g, p] = 0
-        word = splitmix64(U64(seed) ^ splitmix64(U64(g)))
-        while True:
-            if s.phase == ROUND_OVER:
-                if not whole_match:
-                    break
-                deal_one(s, params, shuffled, order, work)
-            if s.phase == MATCH_OVER:
-                break
-            word = splitmix64(word)
-            if policies[s.mover] == GREEDY:
-                action = greedy_action(s, card_points, word)
-            else:
-                bits, offset = legal_bits(s)
-                action = pick_bit(bits, offset, uniform(word))
-            decisions += 1
-            if apply_move(s, action, params, card_points, masks, counts, rows[0]):
-                for p in range(players):
-                    scores[g, p] += rows[0].score[p]
-    return decisions
+def _hanaawase(record_type) -> bool:
+    return record_type == _RECORD
+
+
+@overload(loops.play_move, inline="always")
+def _play_move(s, action, params, masks, counts, extra, row):
+    if _hanaawase(s):
+        return lambda s, action, params, masks, counts, extra, row: apply_move(
+            s, action, params, extra, masks, counts, row)
+    return None
+
+
+@overload(loops.deal_round, inline="always")
+def _deal_round(s, params, masks, counts, extra, deck, row, order, work):
+    if not _hanaawase(s):
+        return None
+
+    def deal(s, params, masks, counts, extra, deck, row, order, work):
+        deal_one(s, params, deck, order, work)
+        return False  # a Hana-awase deal never ends the round
+    return deal
+
+
+@overload(loops.add_round, inline="always")
+def _add_round(totals, g, row):
+    if row == from_dtype(HA_RESULT_DTYPE):
+        def add(totals, g, row):
+            for p in range(totals.shape[1]):
+                totals[g, p] += row.score[p]
+        return add
+    return None
+
+
+@overload(loops.next_word, inline="always")
+def _next_word(s, word):
+    if _hanaawase(s):
+        return lambda s, word: splitmix64(word)
+    return None
+
+
+@overload(loops.policy_action, inline="always")
+def _policy_action(s, policy, word, params, masks, counts, extra):
+    if not _hanaawase(s):
+        return None
+
+    def act(s, policy, word, params, masks, counts, extra):
+        if policy == GREEDY:
+            return greedy_action(s, extra, word)  # extra: the card points
+        bits, offset = legal_bits(s)
+        return pick_bit(bits, offset, uniform(word))
+    return act
+
+
+@overload(loops.expert_action)
+def _expert_action(s, word, params, masks, counts, policy_data):
+    if _hanaawase(s):  # no compiled expert: POLICIES never names one
+        return lambda s, word, params, masks, counts, policy_data: -1
+    return None

@@ -27,6 +27,7 @@ from hanafuda_env.common.seeding import check_seed_value, game_seeds, is_integer
 from hanafuda_env.common.worlds import deal_hidden, shuffle_undrawn
 from hanafuda_env.koikoi import batch as B
 from hanafuda_env.koikoi import kernel as K
+from hanafuda_env.koikoi import loops as L
 from hanafuda_env.koikoi.deals import (
     HAND_SIZE,
     STOCK_SIZE,
@@ -65,6 +66,15 @@ _RESULT_SLOTS = 3  # rows a game may finish in one autoreset step before Python 
 
 class IllegalActionError(ValueError):
     """An action that the game's rules do not allow at its current decision."""
+
+
+def refuse_playing(games: np.ndarray, round_over: np.ndarray, phase: np.ndarray) -> None:
+    """Only games whose round is over are dealt again (both games' ``deal_next``)."""
+    playing = games[~round_over[games]]
+    if len(playing):
+        raise ValueError(f"game {int(playing[0])} is in phase "
+                         f"{PHASE_NAMES[phase[playing[0]]]}: only games whose round "
+                         f"is over (phase round-over or match-over) are dealt again")
 
 
 class KoiKoiCore:
@@ -186,11 +196,7 @@ class KoiKoiCore:
         for all or one per game), else each game's next shuffle. A dealt hand yaku ends its
         round at once (reported; the game waits for another deal)."""
         g = self._games[self.round_over] if games is None else self._chosen(games)
-        playing = g[~self.round_over[g]]
-        if len(playing):
-            raise ValueError(f"game {int(playing[0])} is in phase "
-                             f"{PHASE_NAMES[self.phase[playing[0]]]}: only games whose round "
-                             f"is over (phase round-over or match-over) are dealt again")
+        refuse_playing(g, self.round_over, self.phase)
         deck = None if decks is None else check_decks(decks, len(g), self.rules)
         return self._deal(g, deck)
 
@@ -200,8 +206,8 @@ class KoiKoiCore:
         orders = self._shuffles[:len(games)] if deck is None else deck.astype(np.int64)
         rows: list[tuple[np.ndarray, np.ndarray]] = []
         while len(games):
-            k = B.deal_games(self.records, games, orders, c.params, c.yaku_masks,
-                             c.yaku_counts, self._rows, self._row_games, self._n_results)
+            k = L.deal_games(self.records, games, orders, *c.ctx, self._rows, self._row_games,
+                             self._n_results)
             ended = self._row_games[:k].copy()
             if k:
                 rows.append((ended, self._rows[:k].copy()))
@@ -215,13 +221,13 @@ class KoiKoiCore:
     def legal_action_mask(self) -> np.ndarray:
         """(B, 98) bool: the actions allowed to the player to move in each game."""
         mask = np.empty((self.n_games, NUM_ACTIONS), dtype=bool)
-        B.legal_masks(self.records, mask)
+        L.legal_masks(self.records, mask)
         return mask
 
     def sample_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action per game (-1 where the round is over)."""
         out = np.empty(self.n_games, dtype=np.int64)
-        B.sample_actions(self.records, rng.random(self.n_games), out)
+        L.sample_actions(self.records, rng.random(self.n_games), out)
         return out
 
     def _raise_illegal(self, g: int, given: np.ndarray) -> None:
@@ -245,9 +251,9 @@ class KoiKoiCore:
             raise ValueError(f"actions must be {self.n_games} integers (one per game), got "
                              f"shape {given.shape} dtype {given.dtype}")
         c = self._compiled
-        k = B.step_games(self.records, given.astype(np.int64, copy=False), c.params,
-                         c.yaku_masks, c.yaku_counts, self._rows, self._row_games,
-                         self._n_results, _RESULT_SLOTS, self.autoreset)
+        k = L.step_games(self.records, given.astype(np.int64, copy=False),
+                         *c.ctx, self._rows, self._row_games,
+                         self._n_results, _RESULT_SLOTS, self.autoreset, False)
         if k < 0:
             self._raise_illegal(-1 - k, given)
         if not k:
@@ -272,7 +278,7 @@ class KoiKoiCore:
             game = check_index(game, self.n_games)
         action = kernel_action(action)
         c = self._compiled
-        ended = B.step_one(self.records, game, action, c.params, c.yaku_masks, c.yaku_counts,
+        ended = L.step_one(self.records, game, action, *c.ctx,
                            self._rows)
         if ended < 0:
             given = np.zeros(self.n_games, dtype=np.int64)
@@ -330,9 +336,9 @@ class KoiKoiCore:
         c = self._compiled
         expert = E.rollout_arguments(E.expert_rules(self.rules)) if "expert" in names else \
             E.NO_EXPERT
-        B.rollout_games(self.records, c.params, c.yaku_masks, c.yaku_counts,
-                        np.array([B.POLICIES[n] for n in names], dtype=np.int64), np.uint64(seed),
-                        until == "match", rewards, decisions, expert)
+        L.rollout_games(self.records, *c.ctx, B.rollout_policy_data(expert),
+                        np.array([B.POLICIES[n] for n in names], dtype=np.int64),
+                        np.uint64(seed), until == "match", rewards, decisions, self._rows[:1])
         return rewards, decisions
 
     # ------------------------------------------------------------- branching

@@ -21,8 +21,9 @@ from hanafuda_env.common import cards as C
 from hanafuda_env.common.results import END_NAMES
 from hanafuda_env.common.seeding import check_seed_value, game_seeds
 from hanafuda_env.common.worlds import deal_hidden
-from hanafuda_env.koikoi import batch as B
+from hanafuda_env.koikoi import batch as B  # noqa: F401 - registers Koi-Koi in the loops
 from hanafuda_env.koikoi import kernel as K
+from hanafuda_env.koikoi import loops as L
 from hanafuda_env.koikoi.core import IllegalActionError, KoiKoiCore, action_name, describe_actions
 from hanafuda_env.koikoi.deals import check_decks, check_option_names, check_seat
 from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
@@ -231,8 +232,8 @@ class KoiKoiGame:
             order = np.full((1, C.NUM_CARDS), -1, dtype=np.int64)
             if deck is not None:
                 order[0] = deck
-            B.deal_games(self.records, self._at, order, c.params, c.yaku_masks, c.yaku_counts,
-                         self._rows, self._row_games, self._n_results)
+            L.deal_games(self.records, self._at, order, *c.ctx, self._rows, self._row_games,
+                         self._n_results)
             deck = None
             ended = bool(self._n_results[0])
             if self.deal_log is not None:  # a hand-yaku round has already passed the deal on
@@ -273,11 +274,11 @@ class KoiKoiGame:
     # -------------------------------------------------------------------- legal actions
     def legal_actions(self) -> list[int]:
         """The actions allowed to the player to move, ascending."""
-        return self._ids[:B.legal_ids(self.records, 0, self._ids)].tolist()
+        return self._ids[:L.legal_ids(self.records, 0, self._ids)].tolist()
 
     def legal_action_mask(self) -> np.ndarray:
         """(98,) int8: 1 where the action is allowed."""
-        B.legal_masks(self.records, self._mask)
+        L.legal_masks(self.records, self._mask)
         return self._mask[0].astype(np.int8)
 
     # ---------------------------------------------------------------------------- step
@@ -287,8 +288,8 @@ class KoiKoiGame:
             action = _as_action(action)
         c = self._compiled
         # an id beyond int64 is no action: refused below, named as given
-        ended = B.step_one(self.records, 0, action if -2**63 <= action < 2**63 else -1,
-                           c.params, c.yaku_masks, c.yaku_counts, self._rows)
+        ended = L.step_one(self.records, 0, action if -2**63 <= action < 2**63 else -1,
+                           *c.ctx, self._rows)
         if ended < 0:
             allowed = self.legal_actions()
             raise IllegalActionError(

@@ -16,7 +16,7 @@ alone, in any batch and after a fork. The machine code is cached on disk (``cach
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -74,6 +74,13 @@ class CompiledRules:
     yaku_masks: np.ndarray
     yaku_counts: np.ndarray
     yaku_names: tuple[str, ...]  # the table's yaku, then teshi and kuttsuki
+
+    # what the shared batch loops (koikoi.loops) pass to Koi-Koi's move and deal
+    ctx: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ctx", (self.params, self.yaku_masks, self.yaku_counts,
+                                         self.params))  # no extra: any array of the same type
 
 
 def yaku_arrays(tables: tuple[tuple[Yaku, ...], ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ from agents.bots.base import decode
 from agents.bots.expert import ExpertAgent, ExpertParams
 from agents.bots.registry import make_agent
 from hanafuda_env.common.seeding import splitmix64
-from hanafuda_env.koikoi import batch as B
+from hanafuda_env.koikoi import loops as L
 from hanafuda_env.koikoi.core import KoiKoiCore
 from hanafuda_env.koikoi.expert import kernel as K
 from hanafuda_env.koikoi.observation import encode_observations
@@ -187,7 +187,7 @@ def test_an_expert_rollout_is_the_python_step_loop_with_the_same_numbers(rules) 
         words = splitmix64(start[live] + counter[live].astype(np.uint64))
         uniforms = (words >> np.uint64(11)).astype(np.float64) / 2.0**53
         random_moves = np.empty(live.sum(), np.int64)
-        B.sample_actions(part.records, uniforms, random_moves)
+        L.sample_actions(part.records, uniforms, random_moves)
         expert_moves = policy_moves(part, words)
         out = part.step(np.where(part.mover == 0, expert_moves, random_moves))
         twin.records[live] = part.records

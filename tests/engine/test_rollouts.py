@@ -11,6 +11,7 @@ from agents.bots.base import decode, legal_candidates
 from agents.bots.baselines import card_outcomes, card_points
 from hanafuda_env.common.seeding import splitmix64
 from hanafuda_env.koikoi import batch as B
+from hanafuda_env.koikoi import loops as L
 from hanafuda_env.koikoi.core import ROUND_OVER, KoiKoiCore
 from hanafuda_env.koikoi.observation import encode_observations
 from hanafuda_env.koikoi.state import DECIDE, MATCH_OVER, STOP
@@ -71,7 +72,7 @@ def test_a_random_rollout_is_the_python_step_loop_with_the_same_numbers(rules) -
     while not twin.round_over.all():
         live = ~twin.round_over
         counter[live] += 1
-        B.sample_actions(twin.records, _uniforms(3, games, counter), actions)
+        L.sample_actions(twin.records, _uniforms(3, games, counter), actions)
         # finished games take no move: step the live ones in a fork and copy them back
         part = twin.fork(games[live])
         out = part.step(actions[live])
