@@ -16,6 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as _gymnasium
 
+from hanafuda_env.common.numba_cache import use_keyed_cache as _use_keyed_cache
+
+# Before any kernel module defines its compiled functions: the cache follows their sources.
+_use_keyed_cache()
+
 GYM_ID = "hanafuda/KoiKoi-v0"
 
 if GYM_ID not in _gymnasium.registry:
