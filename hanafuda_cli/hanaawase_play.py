@@ -15,6 +15,7 @@ from hanafuda_env.hanaawase.rules import HanaawaseRules
 from hanafuda_env.koikoi.core import action_name
 from hanafuda_env.koikoi.state import MATCH_OVER, ROUND_OVER
 from hanafuda_env.render.text import card_label, cards_line
+from hanafuda_env.render.yaku_names import yaku_display
 
 Ask = Callable[[list[int], Callable[[], str], Callable[[str], None]], int]
 
@@ -28,7 +29,7 @@ def round_lines(row: np.ndarray, rules: HanaawaseRules, human: int) -> list[str]
         lines.append("yaku-nagashi / arashi: every yaku of the round is cancelled")
     for seat, result in enumerate(describe_round(row, rules)):
         who = "you" if seat == human else f"player_{seat}"
-        yaku = ", ".join(f"{k} {v}" for k, v in result["yaku"].items()) or "-"
+        yaku = ", ".join(f"{yaku_display(k)} {v}" for k, v in result["yaku"].items()) or "-"
         lines.append(f"  {who}: {result['card_points']} card points, yaku {yaku}, "
                      f"score {result['score']:+d}")
     return lines

@@ -38,6 +38,7 @@ from hanafuda_env.koikoi.recorder import MatchRecorder
 from hanafuda_env.koikoi.records import write_record
 from hanafuda_env.koikoi.rules import RuleError, RuleSet, resolve_rules
 from hanafuda_env.render.text import card_label, cards_line, counted, render_game
+from hanafuda_env.render.yaku_names import yaku_display
 
 
 def describe_rounds(rounds: RoundResults, human: int) -> str:
@@ -46,7 +47,7 @@ def describe_rounds(rounds: RoundResults, human: int) -> str:
     for record in rounds.records():
         who = ("nobody" if record["winner"] < 0
                else "you" if record["winner"] == human else "the bot")
-        yaku = ", ".join(f"{k} {v}" for k, v in record["yaku"].items()) or "-"
+        yaku = ", ".join(f"{yaku_display(k)} {v}" for k, v in record["yaku"].items()) or "-"
         points = counted(record["points"], "point")
         lines.append(f"round {record['round_index'] + 1} over ({record['reason']}): {who} "
                      f"won {points}  [yaku: {yaku}; x{record['multiplier']}]")

@@ -10,7 +10,10 @@ API (JSON bodies; a refused request gets a 4xx answer ``{"error": …, allowed v
 and changes nothing):
 
 - ``GET /api/options``: the bots, rule presets and defaults the page offers;
-- ``GET /api/cards``: the 48 cards (id, month, kind, name, SVG) and the back's SVG;
+- ``GET /api/cards``: the 48 cards (id, month, kind, name, hover title, SVG and its
+  address) and the back's, the kinds, and the yaku's display names by id;
+- ``GET /cards/{id}.svg`` (``back.svg`` for a face-down card), ``GET /favicon.svg``: the
+  pictures the page shows, drawn by :mod:`hanafuda_env.render.card_art`;
 - ``POST /api/games`` ``{"mode": "play"|"watch", "bot", "bots", "rules", "rounds", "seat",
   "seed"}``: a new game, its id and state (with the bots' moves up to the person's turn);
 - ``GET /api/games/{id}``: a game's state (a reloaded tab picks its game up again);
@@ -46,7 +49,8 @@ from agents.bots.registry import BASELINES, make_agent
 from hanafuda_env.common import cards as C
 from hanafuda_env.koikoi.records import RecordError, match_from_json
 from hanafuda_env.koikoi.rules import PRESETS, RuleSet, resolve_rules
-from hanafuda_env.render.card_art import back_svg, card_svg
+from hanafuda_env.render.card_art import back_svg, card_svg, card_title, favicon_svg
+from hanafuda_env.render.yaku_names import YAKU_DISPLAY
 
 from .sessions import GameSession, ReplaySession, RequestError, Setup
 
@@ -179,8 +183,12 @@ def create_app(config: WebConfig | None = None, allowed_hosts: list[str] | None 
     config = config or WebConfig()
     store = GameStore(config.max_games)
     cards = {"cards": [{"id": c.id, "month": c.month, "kind": c.kind, "name": c.name,
-                        "name_ja": c.name_ja, "svg": card_svg(c.id)} for c in C.DECK],
-             "back": back_svg(), "kinds": list(C.KINDS)}
+                        "name_ja": c.name_ja, "title": card_title(c.id), "svg": card_svg(c.id),
+                        "picture": f"/cards/{c.id}.svg"} for c in C.DECK],
+             "back": back_svg(), "back_picture": "/cards/back.svg", "kinds": list(C.KINDS),
+             "yaku_names": YAKU_DISPLAY}
+    pictures = {**{f"{c.id}.svg": card_svg(c.id) for c in C.DECK}, "back.svg": back_svg()}
+    icon = favicon_svg()
 
     def handled(handler: Callable) -> Callable:
         async def endpoint(request: Request) -> Response:
@@ -201,6 +209,18 @@ def create_app(config: WebConfig | None = None, allowed_hosts: list[str] | None 
 
     async def card_table(request: Request) -> dict:
         return cards
+
+    async def card_picture(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in pictures:
+            return _error(404, f"no card picture {name!r}: the pictures are 0.svg to "
+                          f"{C.NUM_CARDS - 1}.svg and back.svg")
+        return Response(pictures[name], media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=3600"})
+
+    async def favicon(request: Request) -> Response:
+        return Response(icon, media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=3600"})
 
     def answer(game_id: str, game: GameSession | ReplaySession) -> dict:
         return {"id": game_id, **game.state()}
@@ -261,6 +281,8 @@ def create_app(config: WebConfig | None = None, allowed_hosts: list[str] | None 
         Route("/", index),
         Route("/api/options", handled(options)),
         Route("/api/cards", handled(card_table)),
+        Route("/cards/{name}", card_picture),
+        Route("/favicon.svg", favicon),
         Route("/api/games", handled(new_game), methods=["POST"]),
         Route("/api/games/{game_id}", handled(get_game)),
         Route("/api/games/{game_id}/move", handled(move), methods=["POST"]),

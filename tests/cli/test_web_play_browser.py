@@ -1,11 +1,14 @@
 """``play.py --web`` in a real browser (headless Chromium through Selenium): a whole round
 against the random bot played by clicking (cards, a field choice, koi-koi and stop), its
-result read off the page and checked against the server, the game kept across a reload of
-the tab; two bots watched; a game record stepped forward and back. Every wait polls for
-what the page shows, with generous limits; the bots move without a pause (``?delay=0``)."""
+result read off the page (yaku by their names) and checked against the server, the game kept
+across a reload of the tab; the cards drawn as pictures, each its own, named in full on hover,
+and the favicon loaded; two bots watched; a game record stepped forward and back with plain
+ASCII buttons. Every wait polls for what the page shows, with generous limits; the bots move
+without a pause (``?delay=0``)."""
 
 from __future__ import annotations
 
+import io
 import json
 import urllib.request
 
@@ -18,6 +21,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
 from hanafuda_cli.web import ServerThread, WebConfig  # noqa: E402
+from hanafuda_env.render.card_art import card_title  # noqa: E402
+from hanafuda_env.render.yaku_names import yaku_display  # noqa: E402
 from tests.helpers.web import (  # noqa: E402
     chromium_driver,
     sample_record,
@@ -108,14 +113,53 @@ def test_a_round_against_the_random_bot_by_clicking(url, driver, tmp_path) -> No
     row = game_on_server(driver, url)["rounds"][-1]
     assert int(driver.find_element(By.ID, "result-points").text) == row["points"]
     assert f"multiplier {row['multiplier']}" in result.text
-    for yaku in row["yaku"]:
-        assert yaku["name"] in result.text
+    shown = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#result-yaku td")]
+    assert shown[0::2] == [yaku_display(y["name"]) for y in row["yaku"]] and shown
     assert "Match over after 1 round " in driver.find_element(By.ID, "match-over").text
     driver.save_screenshot(str(tmp_path / "web_play.png"))
     assert (tmp_path / "web_play.png").stat().st_size > 10_000
     driver.refresh()  # the tab keeps its game: the same result comes back
     wait_for(driver, lambda d: board_state(d) == "match-over", "the game was not restored")
     assert int(driver.find_element(By.ID, "result-points").text) == row["points"]
+
+
+def test_cards_are_their_own_pictures_named_in_full_on_hover(url, driver) -> None:
+    import numpy as np
+    from PIL import Image
+
+    open_page(driver, url)
+    driver.find_element(By.ID, "seed").send_keys("12")
+    driver.find_element(By.ID, "start").click()
+    wait_for(driver, lambda d: board_state(d) == "move", "the game did not start")
+    icon = driver.find_element(By.CSS_SELECTOR, "link[rel='icon']").get_attribute("href")
+    with urllib.request.urlopen(icon, timeout=60) as reply:
+        assert reply.status == 200 and reply.headers["Content-Type"].startswith("image/svg+xml")
+        assert b"<svg" in reply.read()
+    cards = driver.find_elements(By.CSS_SELECTOR, "#board .card")
+    wait_for(driver, lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#board .card img')]"
+        ".every((img) => img.complete && img.naturalWidth > 0)"), "a card picture did not load")
+    faces = {}
+    for card in cards:
+        shown = card.get_attribute("data-card")
+        picture = card.find_element(By.TAG_NAME, "img")
+        if shown == "back":
+            assert picture.get_attribute("src").endswith("/cards/back.svg")
+            assert card.get_attribute("title") == "a hidden card"
+            continue
+        card_id = int(shown)
+        assert picture.get_attribute("src").endswith(f"/cards/{card_id}.svg")
+        assert card.get_attribute("title") == card_title(card_id)  # the full name
+        assert picture.get_attribute("alt") == card_title(card_id)
+        if card.find_elements(By.XPATH, "ancestor::div[contains(@class, 'pile')]"):
+            continue  # overlapped in its pile: only a strip of it is in view
+        faces[card_id] = np.asarray(Image.open(io.BytesIO(card.screenshot_as_png))
+                                    .convert("RGB").resize((30, 48)))
+    assert len(faces) >= 12  # the field and the person's hand
+    for a in faces:  # each card id on the board is drawn as its own picture
+        for b in faces:
+            if a < b:
+                assert np.abs(faces[a].astype(int) - faces[b]).sum() > 0, (a, b)
 
 
 def test_two_bots_are_watched_with_both_hands_shown(url, driver) -> None:
@@ -156,6 +200,8 @@ def test_a_record_replays_forward_and_back(url, driver, tmp_path) -> None:
     wait_for(driver, lambda d: info.text.startswith("position 1 of"), "back did not step")
     assert driver.find_element(By.ID, "board").get_attribute("innerHTML") == first_board
     assert not driver.find_element(By.ID, "back").is_enabled()
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#replay-controls button")
+    assert [b.text for b in buttons] == ["|< first", "< back", "forward >", "last >|"]
     driver.find_element(By.ID, "last").click()
     wait_for(driver, lambda d: info.text.startswith(f"position {total} of"), "last")
     assert driver.find_element(By.ID, "result").is_displayed()

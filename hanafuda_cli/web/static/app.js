@@ -6,7 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = "koikoi-game-id";
 const params = new URLSearchParams(location.search);
-let CARDS = [], BACK = "", KINDS = [], OPTIONS = null;
+let CARDS = [], BACK_PICTURE = "", KINDS = [], YAKU_NAMES = {}, OPTIONS = null;
 let game = null;  // the latest state from the server
 let frame = 0;  // a replay's position
 
@@ -41,7 +41,12 @@ function showError(error) { $("error").textContent = error ? String(error.messag
 function cardEl(id, action) {
   const div = document.createElement("div");
   div.className = "card";
-  div.innerHTML = id === null ? BACK : CARDS[id].svg;
+  // The server's picture of the card (card_art.py); its full name shows on hover.
+  const picture = document.createElement("img");
+  picture.src = id === null ? BACK_PICTURE : CARDS[id].picture;
+  picture.alt = div.title = id === null ? "a hidden card" : CARDS[id].title;
+  picture.draggable = false;
+  div.append(picture);
   div.dataset.card = id === null ? "back" : String(id);
   if (action !== undefined && action !== null) {
     div.classList.add("legal");
@@ -57,8 +62,10 @@ function seatName(state, seat) {
   return state.names[seat] + (state.human === null ? "" : ` (player_${seat})`);
 }
 
+function yakuName(id) { return YAKU_NAMES[id] || id; }
+
 function yakuText(yaku) {
-  const parts = Object.entries(yaku).map(([name, points]) => `${name} ${points}`);
+  const parts = Object.entries(yaku).map(([name, points]) => `${yakuName(name)} ${points}`);
   return parts.length ? parts.join(", ") : "none";
 }
 
@@ -159,7 +166,8 @@ function log(text) {
 function resultHtml(state, row) {
   const name = row.winner < 0 ? "Nobody" : state.names[row.winner];
   const who = name.charAt(0).toUpperCase() + name.slice(1);
-  const rows = row.yaku.map((y) => `<tr><td>${y.name}</td><td>${y.points}</td></tr>`).join("");
+  const rows = row.yaku.map((y) => `<tr><td>${yakuName(y.name)}</td><td>${y.points}</td></tr>`)
+    .join("");
   const calls = row.koikoi_calls.map((n, seat) => `${state.names[seat]} ${n}`).join(", ");
   return `<h3>Round ${row.round}: ${who} ${row.winner < 0 ? "wins" : "won"} ` +
     `<span id="result-points">${row.points}</span> point${row.points === 1 ? "" : "s"}</h3>` +
@@ -345,8 +353,10 @@ function fill(select, values, chosen) {
 }
 
 async function main() {
-  [OPTIONS, { cards: CARDS, back: BACK, kinds: KINDS }] =
-    await Promise.all([api("GET", "/api/options"), api("GET", "/api/cards")]);
+  let table;
+  [OPTIONS, table] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/cards")]);
+  ({ cards: CARDS, back_picture: BACK_PICTURE, kinds: KINDS, yaku_names: YAKU_NAMES } = table);
+  for (const card of CARDS) new Image().src = card.picture;  // fetched once, before a board
   for (const id of ["bot", "bot0", "bot1"]) fill($(id), OPTIONS.bots, OPTIONS.bot);
   fill($("rules"), OPTIONS.rules, OPTIONS.default_rules);
   $("seat").value = String(OPTIONS.seat);
