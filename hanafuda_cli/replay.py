@@ -7,7 +7,8 @@ rules make, a koi-koi decision stands exactly where the rules offer one, and eac
 winner and points and the match's result are as recorded. A record is replayed by the rules
 it names (``info["ruleSet"]``, as ``evaluate.py --records`` writes them), else by
 ``--rules`` (default ``koikoi-japan``, the rules the KoiKoi-AI program plays). Prints a line
-per record and a summary; the exit status is 1 when any record disagrees.
+per record and a summary; a record that cannot be read or replayed is reported and the rest
+go on. The exit status is 1 when any record disagrees or fails.
 """
 
 from __future__ import annotations
@@ -64,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         except RecordError as error:
             bad += 1
             print(f"DISAGREES  {error}")
+            continue
+        except Exception as error:  # a fault of this program: the other records still replay
+            bad += 1
+            print(f"FAILED  {path}: the replay stopped on {type(error).__name__}: {error}")
             continue
         rounds += summary.rounds
         turns += summary.turns

@@ -104,8 +104,11 @@ def read_record(path: str | Path) -> Match:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise RecordError(f"{path}: cannot be read: {error}") from None
-    except json.JSONDecodeError as error:
+    except ValueError as error:  # malformed JSON, or an integer of more digits than Python reads
         raise RecordError(f"{path}: not JSON: {error}") from None
+    except RecursionError:
+        raise RecordError(f"{path}: not a record: its JSON is nested too deeply to read"
+                          ) from None
     return match_from_json(data, str(path))
 
 
@@ -342,7 +345,10 @@ def replay(match: Match, rules: RuleSpec = None, source: str = "record",
         raise RecordError(f"{where}: {error}") from None
     step = step or KoiKoiGame.step
     if rule_set.rounds != match.n_rounds:
-        rule_set = rule_set.replace(rounds=match.n_rounds)
+        try:
+            rule_set = rule_set.replace(rounds=match.n_rounds)
+        except RuleError as error:
+            raise RecordError(f"{where}: info 'numRound' is {match.n_rounds}: {error}") from None
     stake = rule_set.starting_points
     if stake is not None and match.start_points != (stake, stake):
         raise RecordError(f"{where}: the players start with {match.start_points} points; the "

@@ -67,3 +67,50 @@ def test_play_writes_the_record_of_a_match_even_when_quit(tmp_path) -> None:
     assert replayed.returncode == 0, replayed.stdout
     taken = run("play.py", "--seed", "3", "--record", str(whole), stdin="q\n")
     assert taken.returncode == 2 and "already exists" in taken.stderr
+
+
+def write_folder(folder) -> list:
+    """Good records around a record the rules refuse (0 rounds) and one nested too deeply
+    to read."""
+    from tests.helpers.web import sample_record
+
+    refused = sample_record()
+    refused["info"]["numRound"] = 0
+    texts = [json.dumps(sample_record()), json.dumps(refused),
+             '{"info": ' + "[" * 100_000 + "]" * 100_000 + "}", json.dumps(sample_record())]
+    paths = [folder / f"{k}.json" for k in range(1, 5)]
+    for path, text in zip(paths, texts):
+        path.write_text(text)
+    return paths
+
+
+def test_replay_names_each_bad_record_and_replays_the_rest(tmp_path) -> None:
+    paths = write_folder(tmp_path)
+    replayed = run("replay.py", str(tmp_path))
+    assert replayed.returncode == 1, replayed.stderr
+    lines = replayed.stdout.strip().splitlines()
+    assert lines[0].startswith(f"ok  {paths[0]}: 1 rounds")
+    assert lines[1] == (f"DISAGREES  {paths[1]}: info 'numRound' is 0: rule 'rounds' must "
+                        "be an integer from 1 to 1000 (3, 6, 12 …), got 0")
+    assert lines[2] == (f"DISAGREES  {paths[2]}: not a record: its JSON is nested too "
+                        "deeply to read")
+    assert lines[3].startswith(f"ok  {paths[3]}: 1 rounds")
+    assert lines[4].startswith("4 records: 2 replayed exactly (") and "2 disagree" in lines[4]
+
+
+def test_replay_reports_a_fault_of_its_own_per_record(tmp_path, monkeypatch, capsys) -> None:
+    from hanafuda_cli import replay
+
+    paths = write_folder(tmp_path)
+    real = replay.replay
+
+    def faulty(match, rules=None, source="record"):
+        if source == str(paths[0]):
+            raise IndexError("a fault")
+        return real(match, rules, source=source)
+
+    monkeypatch.setattr(replay, "replay", faulty)
+    assert replay.main([str(tmp_path), "-q"]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == f"FAILED  {paths[0]}: the replay stopped on IndexError: a fault"
+    assert lines[-1].startswith("4 records: 1 replayed exactly (") and "3 disagree" in lines[-1]
