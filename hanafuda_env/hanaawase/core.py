@@ -217,6 +217,11 @@ class HanaawaseCore:
             f"phase {PHASE_NAMES[phase]}; legal actions: "
             f"{describe_actions(self.legal_actions(g))}. No game was changed.")
 
+    def advance(self, game: int, action: int) -> bool:
+        """One move in one game of the batch, the others untouched (what tree search calls
+        per world); whether it ended the round. An illegal action raises and changes nothing."""
+        return self.step_one(game, action) is not None
+
     # ----------------------------------------------------------- observations
     def observe_one(self, game: int, seat: int) -> np.ndarray:
         """(observation_size,) float32: one game seen by one seat (a fresh array)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from hanafuda_env.koikoi.deals import (
     check_seats,
 )
 from hanafuda_env.koikoi.expert import kernel as E
+from hanafuda_env.koikoi.observation import OBS_DIM, encode_observations
 from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
 from hanafuda_env.koikoi.state import (
     CHOOSE_DRAWN,
@@ -79,7 +81,10 @@ def refuse_playing(games: np.ndarray, round_over: np.ndarray, phase: np.ndarray)
 
 class KoiKoiCore:
     """B Koi-Koi matches as one structured array (``records``). Seats are 0 and 1; who deals
-    changes between rounds. ``hands``, ``phase`` … are views of the state's fields."""
+    changes between rounds. ``hands``, ``phase`` … are views of the state's fields. It is a
+    :class:`~hanafuda_env.common.interface.BatchCore`."""
+
+    num_players = 2
 
     def __init__(self, n_games: int, rules: RuleSpec = None, seed: int | None = None, *,
                  autoreset: bool = True):
@@ -285,6 +290,31 @@ class KoiKoiCore:
             given[game] = action
             self._raise_illegal(game, given)
         return bool(ended)
+
+    def legal_actions(self, game: int = 0) -> list[int]:
+        """The legal actions of one game, ascending."""
+        game = check_index(game, self.n_games)
+        out = np.empty(98, dtype=np.int64)
+        return out[:L.legal_ids(self.records, game, out)].tolist()
+
+    # ----------------------------------------------------------- observations
+    @property
+    def observation_size(self) -> int:
+        return OBS_DIM
+
+    def observe(self, viewers: int | Sequence[int] | np.ndarray | None = None,
+                out: np.ndarray | None = None) -> np.ndarray:
+        """(B, observation_size) float32: each game seen by ``viewers`` (one seat for all,
+        one per game, or None: the player to move); the layout is
+        :mod:`~hanafuda_env.koikoi.observation`'s."""
+        return encode_observations(self, viewers, out)
+
+    def observe_one(self, game: int, seat: int) -> np.ndarray:
+        """(observation_size,) float32: one game seen by one seat (a fresh array)."""
+        game = check_index(game, self.n_games)
+        seat = check_index(seat, self.num_players, "seat")
+        one = SimpleNamespace(records=self.records[game:game + 1], rules=self.rules)
+        return encode_observations(one, seat)[0]
 
     def _tables(self, rows: list[tuple[np.ndarray, np.ndarray]]
                 ) -> tuple[RoundResults, MatchResults]:
