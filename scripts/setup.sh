@@ -25,7 +25,19 @@ if ! "$VENV/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split(
   fi
   "$VENV/bin/python" -m pip install -q "torch==$TORCH" ${extra[@]+"${extra[@]}"}
 fi
-"$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+# setuptools warns at every editable build, in boxes a user can do nothing about: that an
+# editable install may be shadowed by same-named folders, and that the data folders
+# (pretrained/, web/static/) look like packages. Only those are hidden; other warnings and
+# every error still print.
+QUIET_BUILD="ignore:Editable installation,ignore:Package 'agents.bots.pretrained' is absent"
+QUIET_BUILD+=",ignore:Package 'hanafuda_cli.web.static' is absent"
+PYTHONWARNINGS="${PYTHONWARNINGS:+$PYTHONWARNINGS,}$QUIET_BUILD" \
+  "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+# An empty Numba cache costs about a minute of compiling at the first run: paid here, once
+# for each version of the kernels' sources (the cache folder follows them).
+printf "setup: compiling the game kernels into Numba's cache (about a minute, once) ... "
+"$VENV/bin/python" scripts/warm_numba_cache.py \
+  || echo "setup: the kernels could not be compiled now; the first run will compile them"
 # The browser test of play.py --web drives Debian's Chromium through its chromedriver (the
 # tests download no browser): installed here when missing, as root on Debian.
 if [ "$EXTRAS" = dev ] && [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] \
