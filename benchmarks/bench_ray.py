@@ -40,7 +40,7 @@ from cli_args import (
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
 from agents.train.config import PPOConfig
-from agents.train.ppo import Trainer
+from agents.train.run import make_trainer
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 
@@ -48,12 +48,8 @@ DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "default.yaml
 def training_rate(cfg: PPOConfig, updates: int, snapshots: int) -> tuple[float, float]:
     """Median decisions/s of ``updates`` PPO updates, and the rollout's share of the time,
     with ``snapshots`` snapshots in the pool first."""
-    if cfg.ray_workers:
-        from agents.train.ray_rollouts import RayTrainer as trainer_type
-    else:
-        trainer_type = Trainer
     with tempfile.TemporaryDirectory() as run_dir:
-        trainer = trainer_type(cfg, run_dir)
+        trainer = make_trainer(cfg, run_dir)  # its rollouts on Ray workers with ray_workers
         try:
             for step in range(snapshots):  # a steady-state pool
                 trainer.pool.add_snapshot(trainer.network, step)

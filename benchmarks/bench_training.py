@@ -33,8 +33,10 @@ from cli_args import make_parser, non_negative_int, positive_int, run_main, usag
 
 from agents.bots.registry import make_agent
 from agents.train.config import PPOConfig
-from agents.train.ppo import Trainer, make_env
-from agents.train.warm_start import clone_batch
+from agents.train.koikoi import make_env, teacher_batch
+from agents.train.ppo import Trainer
+from agents.train.run import make_trainer
+from agents.train.warm_start import clone
 from hanafuda_env.render.text import counted
 
 TARGET = 10_000
@@ -56,7 +58,7 @@ def warmstart_rate(cfg: PPOConfig, trainer: Trainer, batches: int) -> float:
     teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
     start = time.perf_counter()
     for _ in range(batches):
-        clone_batch(trainer, env, teacher)
+        clone(trainer, teacher_batch(trainer, env, teacher))
     return batches * trainer.batch_steps / (time.perf_counter() - start)
 
 
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
         cfg = PPOConfig.load(args.config, [*args.overrides, "progress_bar=false"])
     with tempfile.TemporaryDirectory() as run_dir:
         with usage_errors(parser):  # e.g. a pool checkpoint that does not load
-            trainer = Trainer(cfg, run_dir)
+            trainer = make_trainer(cfg, run_dir)
         print(f"config {args.config}: {cfg.n_envs} games x {cfg.n_steps} steps per update, "
               f"{cfg.hidden}x{cfg.layers} network, torch threads {torch.get_num_threads()}")
         floor = floor_rate(cfg, trainer)

@@ -20,7 +20,8 @@ from hanafuda_cli.commands import program, train_command
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Train a Koi-Koi bot with masked PPO.")
+    parser = argparse.ArgumentParser(description="Train a Koi-Koi (or Hana-awase) bot with "
+                                     "masked PPO.")
     parser.add_argument("--config", help="YAML config (default: configs/default.yaml; "
                         "configs/smoke.yaml for a run of seconds; a shipped config also "
                         "by its name, 'smoke')")
@@ -57,20 +58,18 @@ def _config_file(args: argparse.Namespace) -> str | Path:
 
 def _run(args: argparse.Namespace) -> int:
     from agents.bots.policy import CheckpointError  # torch: after the arguments are checked
-    from agents.train.config import ConfigError, PPOConfig, resume_config
+    from agents.train.config import ConfigError, PPOConfig, load_config, resume_config
     from agents.train.run import TrainingInterrupted, train
     from hanafuda_env.koikoi.rules import RuleError
 
     try:
-        if _is_hanaawase(args):
-            summary = _train_hanaawase(args)
-        elif _is_expert_iteration(args):
+        if _is_expert_iteration(args):
             summary = _train_expert_iteration(args)
         elif args.resume:
             cfg = resume_config(args.resume, PPOConfig.spec(None, args.overrides))
             summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
         else:
-            cfg = PPOConfig.load(_config_file(args), args.overrides)
+            cfg = load_config(PPOConfig.spec(_config_file(args), args.overrides))
             summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
     except (ConfigError, RuleError, CheckpointError, OSError) as error:
         print(f"train.py: error: {error}", file=sys.stderr)
@@ -82,16 +81,6 @@ def _run(args: argparse.Namespace) -> int:
     print(f"run folder: {summary['run_dir']}")
     print(f"TensorBoard: {program('tensorboard')} --logdir {summary['run_dir']}")
     return 0
-
-
-def _is_hanaawase(args: argparse.Namespace) -> bool:
-    """A config (or a resumed run's saved one) with ``game: hanaawase``."""
-    from agents.train.config import PPOConfig
-    from agents.train.hanaawase_run import saved_config
-
-    if args.resume:
-        return saved_config(args.resume) is not None
-    return PPOConfig.spec(_config_file(args), args.overrides).get("game") == "hanaawase"
 
 
 def _is_expert_iteration(args: argparse.Namespace) -> bool:
@@ -116,18 +105,6 @@ def _train_expert_iteration(args: argparse.Namespace) -> dict:
         return train_exit(None, resume=args.resume, changes=PPOConfig.spec(None, args.overrides))
     return train_exit(ExItConfig.from_dict(PPOConfig.spec(args.config, args.overrides)),
                       run_dir=args.run_dir)
-
-
-def _train_hanaawase(args: argparse.Namespace) -> dict:
-    from agents.train.config import PPOConfig
-    from agents.train.hanaawase_ppo import HanaawaseConfig
-    from agents.train.hanaawase_run import train_hanaawase
-
-    if args.resume:
-        return train_hanaawase(None, resume=args.resume,
-                               changes=PPOConfig.spec(None, args.overrides))
-    cfg = HanaawaseConfig.from_dict(PPOConfig.spec(args.config, args.overrides))
-    return train_hanaawase(cfg, run_dir=args.run_dir)
 
 
 def _stop_on_sigterm() -> None:

@@ -17,8 +17,9 @@ checks and the rule set.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -42,18 +43,23 @@ class AgentLike(Protocol):
 
 
 class Agent(ABC):
-    """Base of the built-in agents: a rule set, a seeded generator and input checks."""
+    """Base of the built-in agents: a rule set, a seeded generator and input checks (the
+    Hana-awase bots read their own rules and observations: ``read_rules``, ``check``)."""
 
     name: str = "agent"
     # Whether the rule set changes what it plays (play_matches warns when it differs).
     reads_rules: bool = True
 
-    def __init__(self, rules: RuleSpec = None, seed: int | None = None,
-                 name: str | None = None):
-        self.rules: RuleSet = resolve_rules(rules)
+    def __init__(self, rules: Any = None, seed: int | None = None, name: str | None = None):
+        self.rules = self.read_rules(rules)
         self.rng = np.random.default_rng(seed)
         if name is not None:
             self.name = name
+
+    @staticmethod
+    def read_rules(rules: RuleSpec) -> Any:
+        """The agent's rule set from what its constructor was given."""
+        return resolve_rules(rules)
 
     def seed(self, seed: int | None) -> None:
         """Restart the agent's random stream (tie breaks, sampling)."""
@@ -61,17 +67,22 @@ class Agent(ABC):
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(B,) int64 legal actions for a batch of observations and legal-action masks."""
-        obs, mask = check_inputs(obs, mask)
+        obs, mask = self.check(obs, mask)
         if len(obs) == 0:
             return np.zeros(0, dtype=np.int64)
         return np.asarray(self._act(obs, mask), dtype=np.int64)
+
+    def check(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The batch as arrays, or a ValueError naming what is wrong with its layout."""
+        return check_inputs(obs, mask)
 
     @abstractmethod
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The agent's choice for a non-empty, validated batch."""
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r}, rules={self.rules.name!r})"
+        rules = getattr(self.rules, "name", type(self.rules).__name__)
+        return f"{type(self).__name__}(name={self.name!r}, rules={rules!r})"
 
 
 def check_inputs(obs: np.ndarray, mask: np.ndarray, need_action: bool = True
@@ -168,3 +179,14 @@ def argmax_per_row(rows: np.ndarray, actions: np.ndarray, values: np.ndarray,
     keep = np.unique(rows[first], return_index=True)[1]
     chosen[rows[first[keep]]] = actions[first[keep]]
     return chosen
+
+
+def act_in_groups(group: np.ndarray, rows: np.ndarray,
+                  act: Callable[[int, np.ndarray, np.ndarray], np.ndarray], obs: np.ndarray,
+                  mask: np.ndarray, out: np.ndarray) -> None:
+    """``out`` for the selected ``rows`` of a batch of games: ``act(k, obs, mask)`` for each
+    group ``k`` (the agent that moves there), once per group on all its rows, so each agent
+    acts on one batch per step."""
+    for k in np.unique(group[rows]):
+        idx = np.flatnonzero(rows & (group == k))
+        out[idx] = act(int(k), obs[idx], mask[idx])

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.bots.base import Agent
 from hanafuda_env.common import cards as C
 from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
 from hanafuda_env.hanaawase.scoring import hanaawase_yaku_table
@@ -71,40 +72,44 @@ def read(obs: np.ndarray) -> Seen:
                 phase=int(np.argmax(obs[numbers + 4 * n:numbers + 4 * n + 3])))
 
 
-class HanaawaseAgent:
-    """Base of the Hana-awase bots: rules, a seeded generator and the input checks."""
+def check_inputs(obs: np.ndarray, mask: np.ndarray, need_action: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of Hana-awase observations and masks as arrays, or a ValueError naming what is
+    wrong with its layout (and, with ``need_action``, a row that allows no action)."""
+    obs = np.asarray(obs, dtype=np.float32)
+    mask = np.asarray(mask, dtype=bool)
+    if obs.ndim != 2:
+        raise ValueError(f"obs must have shape (B, D), got {obs.shape}")
+    players_of(obs.shape[1])
+    if mask.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(f"mask must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got "
+                         f"{mask.shape}")
+    if need_action and len(mask) and not mask.any(axis=1).all():
+        raise ValueError(f"row {int(np.flatnonzero(~mask.any(axis=1))[0])} of the mask "
+                         f"allows no action")
+    return obs, mask
+
+
+class HanaawaseAgent(Agent):
+    """Base of the Hana-awase bots: the agent base with Hana-awase rules (``options`` such as
+    ``num_players=4`` apply on top) and observations, one choice per row."""
 
     name = "hanaawase-agent"
 
     def __init__(self, rules: HanaawaseRules | dict | None = None, seed: int | None = None,
                  name: str | None = None, **options):
-        self.rules = resolve_hanaawase_rules(rules, **options)
-        self.rng = np.random.default_rng(seed)
-        if name is not None:
-            self.name = name
+        super().__init__(resolve_hanaawase_rules(rules, **options), seed, name)
 
-    def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        obs, mask = self.check(obs, mask)
-        return np.array([self._choose(obs[g], np.flatnonzero(mask[g])) for g in range(len(obs))],
-                        dtype=np.int64)
+    @staticmethod
+    def read_rules(rules: HanaawaseRules | dict | None) -> HanaawaseRules:
+        return resolve_hanaawase_rules(rules)
 
     def check(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The batch as arrays, or a ValueError naming what is wrong with its layout."""
-        obs = np.asarray(obs, dtype=np.float32)
-        mask = np.asarray(mask, dtype=bool)
-        if obs.ndim != 2:
-            raise ValueError(f"obs must have shape (B, D), got {obs.shape}")
-        players_of(obs.shape[1])
-        if mask.shape != (obs.shape[0], NUM_ACTIONS):
-            raise ValueError(f"mask must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got "
-                             f"{mask.shape}")
-        if len(mask) and not mask.any(axis=1).all():
-            raise ValueError(f"row {int(np.flatnonzero(~mask.any(axis=1))[0])} of the mask "
-                             f"allows no action")
-        return obs, mask
+        return check_inputs(obs, mask)
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.array([self._choose(obs[g], np.flatnonzero(mask[g])) for g in range(len(obs))],
+                        dtype=np.int64)
 
     def _choose(self, obs: np.ndarray, legal: np.ndarray) -> int:
         seen = read(obs)

@@ -17,9 +17,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.bots.hanaawase import HanaawaseAgent
-from agents.bots.network import ActorCritic, sample_actions
-from agents.bots.policy import MAX_HIDDEN, MAX_LAYERS, CheckpointError, load_checkpoint
+from agents.bots.hanaawase import check_inputs
+from agents.bots.network import ActorCritic
+from agents.bots.policy import (
+    MAX_HIDDEN,
+    MAX_LAYERS,
+    CheckpointError,
+    PolicyAgent,
+    load_checkpoint,
+)
 from hanafuda_env.common import cards as C
 from hanafuda_env.hanaawase.observation import HA_OBS_VERSION, observation_size
 from hanafuda_env.hanaawase.rules import CARD_POINTS, HanaawaseRules
@@ -86,12 +92,20 @@ def network_spec(net: HanaawaseNetwork) -> dict[str, int]:
             "n_actions": NUM_ACTIONS}
 
 
-def policy_payload(net: HanaawaseNetwork, rules: HanaawaseRules) -> dict[str, Any]:
-    """What a Hana-awase checkpoint holds besides a run's training state."""
+def policy_spec(rules: HanaawaseRules, hidden: int, layers: int) -> dict[str, Any]:
+    """What a Hana-awase checkpoint holds besides the weights: the game, its players, rules
+    and observation layout, and the network's shape."""
     return {"game": GAME, "num_players": rules.num_players, "hanaawase_rules": rules.to_dict(),
             "hanaawase_observation_version": HA_OBS_VERSION,
-            "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
-            "network": network_spec(net)}
+            "network": {"obs_dim": observation_size(rules.num_players), "hidden": hidden,
+                        "layers": layers, "n_actions": NUM_ACTIONS}}
+
+
+def policy_payload(net: HanaawaseNetwork, rules: HanaawaseRules) -> dict[str, Any]:
+    """What a Hana-awase checkpoint holds besides a run's training state."""
+    shape = network_spec(net)
+    return {**policy_spec(rules, shape["hidden"], shape["layers"]),
+            "model": {k: v.detach().clone() for k, v in net.state_dict().items()}}
 
 
 def network_from_payload(payload: dict[str, Any], path: str | Path, num_players: int,
@@ -123,37 +137,42 @@ def network_from_payload(payload: dict[str, Any], path: str | Path, num_players:
     return net.eval()
 
 
-class HanaawasePolicyAgent(HanaawaseAgent):
-    """Plays with a network: its most likely legal action (``greedy``) or a sample."""
+class HanaawasePolicyAgent(PolicyAgent):
+    """The network bot of :class:`~agents.bots.policy.PolicyAgent` on Hana-awase
+    observations of its player count: its most likely legal action (``greedy``) or a
+    sample."""
 
     def __init__(self, network: HanaawaseNetwork, rules: HanaawaseRules, name: str = "ppo",
                  greedy: bool = True, seed: int | None = None):
-        super().__init__(rules, seed=seed, name=name)
-        self.network, self.greedy = network, greedy
-        self.generator = torch.Generator()
-        self.generator.manual_seed(int(seed or 0))
+        super().__init__(network, name, greedy, seed)
+        self.rules = rules
 
-    def seed(self, seed: int | None) -> None:
-        super().seed(seed)
-        self.generator.manual_seed(int(seed or 0))
-
-    @torch.no_grad()
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        obs, mask = super().check(obs, mask)
+    def check(self, obs: np.ndarray, mask: np.ndarray, need_action: bool = True
+              ) -> tuple[np.ndarray, np.ndarray]:
+        obs, mask = check_inputs(obs, mask, need_action)
         if obs.shape[1] != self.network.obs_dim:
             raise ValueError(f"{self.name} was trained for {self.rules.num_players} players; "
                              f"the observation has {obs.shape[1]} values, not "
                              f"{self.network.obs_dim}")
-        if len(obs) == 0:
-            return np.zeros(0, dtype=np.int64)
-        logits, _ = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
-        if self.greedy:
-            return logits.argmax(-1).numpy()
-        return sample_actions(logits, self.generator).numpy()
+        return obs, mask
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any], path: str | Path,  # type: ignore[override]
+                     rules: HanaawaseRules, greedy: bool = True, seed: int | None = None
+                     ) -> HanaawasePolicyAgent:
+        """An agent from a checkpoint's policy already read, named after its file."""
+        net = network_from_payload(payload, path, rules.num_players, rules.card_points)
+        return cls(net, rules, name=Path(path).stem, greedy=greedy, seed=seed)
 
 
 def load_hanaawase_policy(path: str | Path, rules: HanaawaseRules,
                           seed: int | None = None) -> HanaawasePolicyAgent:
+    return HanaawasePolicyAgent.from_payload(load_checkpoint(path), path, rules, seed=seed)
+
+
+def hanaawase_policy_weights(path: str | Path, rules: HanaawaseRules) -> dict[str, Any]:
+    """A Hana-awase checkpoint's policy alone, checked to build for ``rules``' players: a run
+    keeps it in its state, so a file changed or deleted later does not change the run."""
     payload = load_checkpoint(path)
-    net = network_from_payload(payload, path, rules.num_players, rules.card_points)
-    return HanaawasePolicyAgent(net, rules, name=Path(path).stem, seed=seed)
+    network_from_payload(payload, path, rules.num_players, rules.card_points)
+    return {key: payload[key] for key in (*policy_spec(rules, 1, 1), "model")}

@@ -168,9 +168,15 @@ class PolicyAgent:
     def seed(self, seed: int) -> None:
         self.generator.manual_seed(int(seed))
 
+    def check(self, obs: np.ndarray, mask: np.ndarray, need_action: bool = True
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """The batch as arrays, or a ValueError naming what is wrong with its layout (as the
+        baselines check theirs)."""
+        return check_inputs(obs, mask, need_action)
+
     @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        obs, mask = check_inputs(obs, mask)  # as the baselines: a wrong layout fails by name
+        obs, mask = self.check(obs, mask)
         if len(obs) == 0:
             return np.zeros(0, dtype=np.int64)
         logits, _ = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
@@ -181,7 +187,7 @@ class PolicyAgent:
     @torch.no_grad()
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(B, 98) the policy's action probabilities (0 where illegal): a search's prior."""
-        obs, mask = check_inputs(obs, mask)
+        obs, mask = self.check(obs, mask)
         logits, _ = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
         return torch.softmax(logits, dim=-1).numpy().astype(np.float64)
 
@@ -190,7 +196,7 @@ class PolicyAgent:
         """The network's own value head (in its run's reward units). Runs with
         ``critic: privileged`` train that head only during the warm start: their PPO critic is
         a separate network that needs hidden cards, so it is not part of a policy."""
-        obs, mask = check_inputs(obs, mask, need_action=False)  # a final state has a value
+        obs, mask = self.check(obs, mask, need_action=False)  # a final state has a value
         _, values = self.network(torch.as_tensor(obs), torch.as_tensor(mask))
         return values.numpy()
 
@@ -206,3 +212,18 @@ class PolicyAgent:
         """An agent from a checkpoint's ``model`` and ``network`` already read (a run keeps
         them in its state), named after the file they came from."""
         return cls(network_from_payload(payload), name=Path(path).stem, greedy=greedy)
+
+
+def to_tensors(tree: Any) -> Any:
+    """A tree of numpy arrays as tensors, for a checkpoint (which holds only tensors and plain
+    values, so it loads safely)."""
+    if isinstance(tree, dict):
+        return {k: to_tensors(v) for k, v in tree.items()}
+    return torch.from_numpy(np.ascontiguousarray(tree))
+
+
+def to_arrays(tree: Any) -> Any:
+    """The arrays of :func:`to_tensors` back, writable copies."""
+    if isinstance(tree, dict):
+        return {k: to_arrays(v) for k, v in tree.items()}
+    return tree.numpy().copy()

@@ -1,4 +1,5 @@
-"""Build an agent from a short spec: a baseline name or a checkpoint path."""
+"""Build an agent from a short spec (a built-in bot's name, a checkpoint path, ...) for either
+game: one registry of built-in bots per game, behind one ``make_agent``."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from typing import Any
 from agents.bots.base import AgentLike
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
+from agents.bots.hanaawase import HANAAWASE_BOTS
 from agents.bots.ismcts import ISMCTSAgent
 from agents.bots.search import SearchAgent
 from agents.files import folder_hint
-from hanafuda_env.koikoi.rules import RuleSet, RuleSpec, resolve_rules
+from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
+from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
 
 # The network shipped with the project: the strongest without search, with the config that
 # trained it and its evaluation figures beside it (pretrained/README.md).
@@ -43,13 +46,35 @@ BASELINES: dict[str, Callable[..., AgentLike]] = {
 }
 
 
-def is_baseline_name(spec: str) -> bool:
-    """A baseline's name as ``make_agent`` reads it (case and surrounding spaces ignored)."""
-    return spec.strip().lower() in BASELINES
+# The built-in bots of each game, by name.
+BOTS: dict[str, dict[str, Callable[..., AgentLike]]] = {"koikoi": BASELINES,
+                                                        "hanaawase": HANAAWASE_BOTS}
+GAME_NAMES = {"koikoi": "Koi-Koi", "hanaawase": "Hana-awase"}
 
 
-def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
-    """An agent from a short spec:
+def bots_of(game: str) -> dict[str, Callable[..., AgentLike]]:
+    """The built-in bots of ``game`` (``koikoi`` or ``hanaawase``)."""
+    if game not in BOTS:
+        raise ValueError(f"unknown game {game!r}; the games are {', '.join(BOTS)}")
+    return BOTS[game]
+
+
+def game_rules(rules: Any, game: str = "koikoi") -> Any:
+    """A rule set of ``game`` from a preset name, a mapping of options, a rule set or None."""
+    return resolve_hanaawase_rules(rules) if game == "hanaawase" else resolve_rules(rules)
+
+
+def is_baseline_name(spec: str, game: str = "koikoi") -> bool:
+    """A built-in bot's name as ``make_agent`` reads it (case and surrounding spaces
+    ignored)."""
+    return spec.strip().lower() in bots_of(game)
+
+
+def make_agent(spec: str, rules: Any = None, seed: int | None = None,
+               game: str = "koikoi") -> AgentLike:
+    """An agent of ``game`` (``koikoi``, or ``hanaawase``: its bots, its checkpoints and
+    ``module:name``; ``rules`` then a HanaawaseRules or a mapping of its options) from a
+    short spec:
 
     - a built-in bot by name (``random``, ``greedy``, ``expert``; ``search`` and ``ismcts``:
       the search bots with their default budgets; ``ppo``: the shipped trained network);
@@ -63,35 +88,78 @@ def make_agent(spec: str, rules: RuleSpec = None, seed: int | None = None) -> Ag
       callable returning one (given ``rules=`` and ``seed=`` where it takes them): any bot
       of the user's own plays in ``evaluate.py`` and ``play.py``.
     """
-    rules = resolve_rules(rules)
+    bots = bots_of(game)
+    rules = game_rules(rules, game)
     name, _, options = spec.partition(":")
-    if options and is_baseline_name(name) and "=" in options and not os.path.exists(spec):
-        return _configured_bot(name.strip().lower(), options, rules, seed)
-    if spec.startswith("sb3:"):
+    if options and is_baseline_name(name, game) and "=" in options and not os.path.exists(spec):
+        return _configured_bot(bots, name.strip().lower(), options, rules, seed)
+    if spec.startswith("sb3:") and game == "koikoi":
         from agents.bots.sb3 import SB3Agent  # torch and SB3 only for such files
 
         return SB3Agent.load(spec[len("sb3:"):])
-    if ":" in spec and not os.path.exists(spec) and not is_baseline_name(spec):
+    if ":" in spec and not os.path.exists(spec) and not is_baseline_name(spec, game):
         return _imported_agent(spec, rules, seed)
     if os.path.isfile(spec):
-        from agents.bots.policy import PolicyAgent  # torch is only needed for checkpoints
-
-        agent = PolicyAgent.load(spec, rules)
-        if seed is not None and hasattr(agent, "seed"):
-            agent.seed(seed)
-        return agent
-    if is_baseline_name(spec):
-        return BASELINES[spec.strip().lower()](rules=rules, seed=seed)
-    raise ValueError(f"unknown agent {spec!r}: not an existing checkpoint file, not a "
-                     f"baseline name ({', '.join(BASELINES)}), not sb3:PATH or "
-                     f"module:name{folder_hint(spec)}")
+        return load_policy(spec, rules, seed, game)
+    if is_baseline_name(spec, game):
+        return bots[spec.strip().lower()](rules=rules, seed=seed)
+    kind = "agent" if game == "koikoi" else f"{GAME_NAMES[game]} agent"
+    formats = "sb3:PATH or module:name" if game == "koikoi" else "module:name"
+    raise ValueError(f"unknown {kind} {spec!r}: not an existing checkpoint file, not a "
+                     f"baseline name ({', '.join(bots)}), not {formats}{folder_hint(spec)}")
 
 
-def _configured_bot(name: str, options: str, rules: RuleSet, seed: int | None) -> AgentLike:
+def load_policy(path: str | Path, rules: Any = None, seed: int | None = None,
+                game: str = "koikoi") -> AgentLike:
+    """A trained policy of ``game`` from its checkpoint file (torch is imported here)."""
+    if game == "hanaawase":
+        from agents.bots.hanaawase_policy import load_hanaawase_policy
+
+        return load_hanaawase_policy(path, game_rules(rules, game), seed)
+    from agents.bots.policy import PolicyAgent
+
+    agent = PolicyAgent.load(path, rules)
+    if seed is not None:
+        agent.seed(seed)
+    return agent
+
+
+def policy_agent(payload: dict[str, Any], path: str | Path, rules: Any = None,
+                 game: str = "koikoi", greedy: bool = True, seed: int | None = None
+                 ) -> AgentLike:
+    """A trained policy of ``game`` from a checkpoint's policy already read (``model`` and
+    ``network``, and the game's keys), named after the file it came from."""
+    if game == "hanaawase":
+        from agents.bots.hanaawase_policy import HanaawasePolicyAgent
+
+        return HanaawasePolicyAgent.from_payload(payload, path, game_rules(rules, game),
+                                                 greedy, seed)
+    from agents.bots.policy import PolicyAgent
+
+    agent = PolicyAgent.from_payload(payload, path, greedy)
+    if seed is not None:
+        agent.seed(seed)
+    return agent
+
+
+def network_agent(network: Any, name: str, rules: Any = None, game: str = "koikoi",
+                  greedy: bool = True, seed: int | None = None) -> AgentLike:
+    """An agent that plays with ``network`` as it is (a run's learner, in evaluations)."""
+    if game == "hanaawase":
+        from agents.bots.hanaawase_policy import HanaawasePolicyAgent
+
+        return HanaawasePolicyAgent(network, game_rules(rules, game), name, greedy, seed)
+    from agents.bots.policy import PolicyAgent
+
+    return PolicyAgent(network, name=name, greedy=greedy, seed=seed)
+
+
+def _configured_bot(bots: dict[str, Callable[..., AgentLike]], name: str, options: str,
+                    rules: Any, seed: int | None) -> AgentLike:
     """``NAME:key=value,...`` of :func:`make_agent`."""
     import yaml
 
-    factory = BASELINES[name]
+    factory = bots[name]
     allowed = [p for p in inspect.signature(factory).parameters
                if p not in ("rules", "seed", "self", "name")]
     given: dict[str, Any] = {}
@@ -112,7 +180,7 @@ def _configured_bot(name: str, options: str, rules: RuleSet, seed: int | None) -
     return agent
 
 
-def _imported_agent(spec: str, rules: RuleSet, seed: int | None) -> AgentLike:
+def _imported_agent(spec: str, rules: Any, seed: int | None) -> AgentLike:
     """``module:name`` of :func:`make_agent`."""
     module_name, _, attribute = spec.rpartition(":")
     try:
@@ -154,34 +222,28 @@ def display_names(specs: Sequence[str]) -> list[str]:
     return [str(name) for name in names]
 
 
-def read_policy_files(specs: list[str]) -> dict[str, dict[str, Any]]:
-    """The policies of the agent specs that are checkpoint files. A spec that is neither a
-    file nor a baseline name fails now (a run must not find out at its first evaluation)."""
+def read_policy_files(specs: list[str], game: str = "koikoi", rules: Any = None
+                      ) -> dict[str, dict[str, Any]]:
+    """The policies of the agent specs that are checkpoint files (of ``game``; a Hana-awase
+    one must fit ``rules``' players). A spec that is neither a file nor a baseline name fails
+    now (a run must not find out at its first evaluation)."""
     from agents.bots.policy import CheckpointError, policy_weights  # torch
 
     weights = {}
     for spec in specs:
-        if os.path.isfile(spec):
+        if os.path.isfile(spec) and game == "hanaawase":
+            from agents.bots.hanaawase_policy import hanaawase_policy_weights
+
+            weights[spec] = hanaawase_policy_weights(spec, game_rules(rules, game))
+        elif os.path.isfile(spec):
             weights[spec] = policy_weights(spec)
-        elif not is_baseline_name(spec):
+        elif not is_baseline_name(spec, game):
             raise CheckpointError(f"checkpoint {spec!r} does not exist (and it is not a "
-                                  f"baseline name: {', '.join(BASELINES)}){folder_hint(spec)}")
+                                  f"baseline name: {', '.join(bots_of(game))})"
+                                  f"{folder_hint(spec)}")
     return weights
 
 
 def make_hanaawase_agent(spec: str, rules: Any = None, seed: int | None = None) -> AgentLike:
-    """A Hana-awase bot by name (``random``, ``greedy``, ``expert``) or a trained Hana-awase
-    policy from a checkpoint file (``rules``: a HanaawaseRules or a mapping of its options)."""
-    from agents.bots.hanaawase import HANAAWASE_BOTS
-    from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
-
-    key = spec.strip().lower()
-    if os.path.isfile(spec):
-        from agents.bots.hanaawase_policy import load_hanaawase_policy  # torch
-
-        return load_hanaawase_policy(spec, resolve_hanaawase_rules(rules), seed)
-    if key in HANAAWASE_BOTS:
-        return HANAAWASE_BOTS[key](rules, seed=seed)
-    raise ValueError(f"unknown Hana-awase agent {spec!r}: not a bot name "
-                     f"({', '.join(HANAAWASE_BOTS)}) and not an existing checkpoint file"
-                     f"{folder_hint(spec)}")
+    """``make_agent(spec, rules, seed, game="hanaawase")``."""
+    return make_agent(spec, rules, seed, game="hanaawase")

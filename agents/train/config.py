@@ -1,4 +1,5 @@
-"""Every setting of a training run: ``PPOConfig``, its checks, YAML loading, the run folder
+"""Every setting of a training run, in one vocabulary for both games (``TrainingConfig``:
+``PPOConfig`` for Koi-Koi, ``HanaawaseConfig``), its checks, YAML loading, the run folder
 and resuming.
 
 Kept apart from :mod:`agents.train.ppo` so the algorithm reads top to bottom; a bad key or value
@@ -14,14 +15,15 @@ import re
 import time
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
 from agents.bots.base import MAX_SEED
 from agents.bots.policy import CheckpointError, load_checkpoint
 from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, check_reward
-from hanafuda_env.koikoi.rules import resolve_rules
+from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
+from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
 
 CRITICS = ("shared", "privileged")
 # The configs shipped: the checkout's configs/ folder, installed as agents/train/configs
@@ -35,19 +37,29 @@ class ConfigError(ValueError):
     """A training config key or value that is not allowed."""
 
 
+# Keys an older Hana-awase trainer read, and the key that says the same now.
+RENAMED = {"num_envs": "n_envs", "num_minibatches": "n_minibatches",
+           "eval_every": "eval_interval", "checkpoint_every": "checkpoint_interval",
+           "snapshot_every": "snapshot_interval", "opponents": "baselines",
+           "eval_decks": "eval_matches"}
+RENAMED_NOTES = {
+    "opponents": " (the bots and checkpoint files the learner plays; it plays itself with "
+                 "self_play_fraction, and its snapshots join the pool every "
+                 "snapshot_interval updates)",
+    "eval_decks": " (matches per evaluation opponent, in whole decks of one match per seat)",
+}
+
+
 @dataclass
-class PPOConfig:
-    """Every setting of a training run (YAML keys have these names)."""
+class TrainingConfig:
+    """The settings both games' PPO runs share (YAML keys have these names); each game's
+    config adds its own and its defaults."""
 
     exp_name: str = "selfplay"
     seed: int = 1
-    rules: Any = "nintendo"  # preset name, mapping of rule options, or YAML path
-    episode: str = "round"  # "round" or "match"
-    reward: str = "points"  # "points" or "match_win" (hanafuda_env.envs.rewards)
-    round_sigma: float = DEFAULT_ROUND_SIGMA  # match_win: one round's margin spread
-    total_decisions: int = 20_000_000  # environment decisions (both seats) to train for
+    rules: Any = "nintendo"  # the game's rules: a preset name, a mapping of options, a path
+    total_decisions: int = 20_000_000  # environment decisions (every seat's) to train for
     n_envs: int = 256
-    n_steps: int = 64  # decisions per game per rollout
     learning_rate: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 1.0
@@ -63,11 +75,7 @@ class PPOConfig:
     reward_scale: float = 0.1  # points are multiplied by this before learning
     hidden: int = 256
     layers: int = 2
-    # "shared": the policy network's value head; "privileged": a critic of its own that also
-    # sees the hidden cards (training only: policies never do), for less noisy advantages
-    critic: str = "shared"
-    card_features: bool = False  # add networks.CardFeatures (same-month and yaku-group sums)
-    self_play_fraction: float = 0.5
+    self_play_fraction: float = 0.5  # games where the learner plays every seat
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
     snapshot_interval: int = 20  # updates
     max_snapshots: int = 8
@@ -78,10 +86,6 @@ class PPOConfig:
     best_opponent: str | None = None  # keep checkpoints/best.pt: best eval win rate vs this
     checkpoint_interval: int = 25  # updates
     warmstart_teacher: str = "expert"  # agent whose moves are cloned before self-play
-    # A folder (or file) of game records (hanafuda_env.koikoi.records) whose moves, both players',
-    # the warm start clones instead of warmstart_teacher's, cycling through them; they must
-    # replay under the run's rules.
-    warmstart_records: str | None = None
     warmstart_decisions: int = 0  # decisions to clone (0: start from scratch)
     warmstart_epochs: int = 2
     warmstart_learning_rate: float = 1e-3
@@ -102,10 +106,10 @@ class PPOConfig:
     # (not a config key).
     check_pool_files: InitVar[bool] = True
 
+    game: ClassVar[str] = "koikoi"
+
     def __post_init__(self, check_pool_files: bool) -> None:
-        if self.episode not in ("round", "match"):
-            raise ConfigError(f"episode must be 'round' or 'match', got {self.episode!r}")
-        for name in ("anneal_lr", "clip_vloss", "card_features", "progress_bar"):
+        for name in ("anneal_lr", "clip_vloss", "progress_bar"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if (not isinstance(self.exp_name, str) or self.exp_name.strip(".") == ""
@@ -116,26 +120,14 @@ class PPOConfig:
                               f"the run folder's name), got {self.exp_name!r}")
         if not isinstance(self.log_dir, str) or not self.log_dir or "\0" in self.log_dir:
             raise ConfigError(f"log_dir must be a folder path, got {self.log_dir!r}")
-        if self.critic not in CRITICS:
-            raise ConfigError(f"critic must be one of {', '.join(map(repr, CRITICS))}, got "
-                              f"{self.critic!r}")
-        try:
-            check_reward(self.reward, self.round_sigma)
-        except ValueError as error:
-            raise ConfigError(str(error)) from None
         if self.init_checkpoint is not None and not isinstance(self.init_checkpoint, str):
             raise ConfigError(f"init_checkpoint must be a checkpoint path or null, got "
                               f"{self.init_checkpoint!r}")
-        for name in ("total_decisions", "n_envs", "n_steps", "update_epochs", "n_minibatches",
-                     "hidden", "layers", "snapshot_interval", "checkpoint_interval",
-                     "torch_threads"):
+        for name in ("total_decisions", "n_envs", "update_epochs", "n_minibatches", "hidden",
+                     "layers", "snapshot_interval", "checkpoint_interval", "torch_threads"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
-        if self.n_envs * self.n_steps < 2 * self.n_minibatches:
-            raise ConfigError(f"n_envs * n_steps ({self.n_envs * self.n_steps}) must be at least "
-                              f"2 * n_minibatches ({2 * self.n_minibatches}): a minibatch needs "
-                              "two samples")
         for name in ("max_snapshots", "warmstart_epochs", "eval_matches"):
             check_number(name, getattr(self, name), low=1, integer=True)
         check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)
@@ -151,18 +143,15 @@ class PPOConfig:
             check_number(name, getattr(self, name), low=0, high=1)
         if self.target_kl is not None:
             check_number("target_kl", self.target_kl, low=0, open_low=True)
+        self.resolved_rules()  # a wrong rule name fails here, before anything runs
         for name in ("baselines", "eval_opponents"):
             names = getattr(self, name)
             if not isinstance(names, list):
                 raise ConfigError(f"{name} must be a list of agent names, got {names!r}")
             for agent in names:
-                check_agent(name, agent, files=check_pool_files)
-        check_agent("warmstart_teacher", self.warmstart_teacher, files=check_pool_files)
-        if self.warmstart_records is not None and (
-                not isinstance(self.warmstart_records, str)
-                or not Path(self.warmstart_records).exists()):
-            raise ConfigError(f"warmstart_records: {self.warmstart_records!r} is no folder or "
-                              "file of game records")
+                check_agent(name, agent, files=check_pool_files, game=self.game)
+        check_agent("warmstart_teacher", self.warmstart_teacher, files=check_pool_files,
+                    game=self.game)
         if self.best_opponent is not None and (self.best_opponent not in self.eval_opponents
                                                or not self.eval_interval):
             raise ConfigError(f"best_opponent must be one of eval_opponents "
@@ -170,11 +159,22 @@ class PPOConfig:
                               f"{self.best_opponent!r}")
         _check_ray(self.ray_workers, self.ray_address, self.n_envs)
         learner_device(self.device)  # an unknown name, or cuda without one, fails now
-        resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
+
+    def resolve(self, rules: Any) -> Any:
+        """The game's rule set that ``rules`` names (as the ``rules`` key may be given)."""
+        raise NotImplementedError
+
+    def resolved_rules(self) -> Any:
+        return self.resolve(self.rules)
 
     @classmethod
-    def from_dict(cls, spec: dict[str, Any], check_pool_files: bool = True) -> PPOConfig:
+    def from_dict(cls, spec: dict[str, Any], check_pool_files: bool = True
+                  ) -> TrainingConfig:
         allowed = [f.name for f in dataclasses.fields(cls)]
+        for old, new in RENAMED.items():
+            if old in spec and old not in allowed:
+                raise ConfigError(f"config key {old!r} is now {new!r}"
+                                  f"{RENAMED_NOTES.get(old, '')}")
         unknown = [k for k in spec if k not in allowed]
         if unknown:
             raise ConfigError(f"unknown config key(s) {unknown}; allowed keys: "
@@ -184,7 +184,7 @@ class PPOConfig:
         return cls(**spec, check_pool_files=check_pool_files)
 
     @classmethod
-    def load(cls, path: str | Path | None, overrides: list[str] = ()) -> PPOConfig:
+    def load(cls, path: str | Path | None, overrides: list[str] = ()) -> TrainingConfig:
         """A YAML file plus ``key=value`` overrides (values parsed as YAML)."""
         return cls.from_dict(cls.spec(path, overrides))
 
@@ -212,6 +212,107 @@ class PPOConfig:
                 raise ConfigError(f"override {item!r} must look like key=value{hint}")
             spec[key.strip()] = _parse_yaml(value, f"override {item!r}")
         return spec
+
+
+@dataclass
+class PPOConfig(TrainingConfig):
+    """A Koi-Koi run: the shared settings and Koi-Koi's own."""
+
+    episode: str = "round"  # "round" or "match"
+    reward: str = "points"  # "points" or "match_win" (hanafuda_env.envs.rewards)
+    round_sigma: float = DEFAULT_ROUND_SIGMA  # match_win: one round's margin spread
+    n_steps: int = 64  # decisions per game per rollout
+    # "shared": the policy network's value head; "privileged": a critic of its own that also
+    # sees the hidden cards (training only: policies never do), for less noisy advantages
+    critic: str = "shared"
+    card_features: bool = False  # add networks.CardFeatures (same-month and yaku-group sums)
+    # A folder (or file) of game records (hanafuda_env.koikoi.records) whose moves, both
+    # players', the warm start clones instead of warmstart_teacher's, cycling through them;
+    # they must replay under the run's rules.
+    warmstart_records: str | None = None
+
+    def __post_init__(self, check_pool_files: bool) -> None:
+        if self.episode not in ("round", "match"):
+            raise ConfigError(f"episode must be 'round' or 'match', got {self.episode!r}")
+        if not isinstance(self.card_features, bool):
+            raise ConfigError(f"card_features must be true or false, got "
+                              f"{self.card_features!r}")
+        if self.critic not in CRITICS:
+            raise ConfigError(f"critic must be one of {', '.join(map(repr, CRITICS))}, got "
+                              f"{self.critic!r}")
+        try:
+            check_reward(self.reward, self.round_sigma)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        if not isinstance(self.n_steps, int) or isinstance(self.n_steps, bool) or (
+                self.n_steps < 1):
+            raise ConfigError(f"n_steps must be a positive integer, got {self.n_steps!r}")
+        super().__post_init__(check_pool_files)
+        if self.n_envs * self.n_steps < 2 * self.n_minibatches:
+            raise ConfigError(f"n_envs * n_steps ({self.n_envs * self.n_steps}) must be at least "
+                              f"2 * n_minibatches ({2 * self.n_minibatches}): a minibatch needs "
+                              "two samples")
+        if self.warmstart_records is not None and (
+                not isinstance(self.warmstart_records, str)
+                or not Path(self.warmstart_records).exists()):
+            raise ConfigError(f"warmstart_records: {self.warmstart_records!r} is no folder or "
+                              "file of game records")
+
+    def resolve(self, rules: Any) -> RuleSet:
+        return resolve_rules(rules)
+
+
+@dataclass
+class HanaawaseConfig(TrainingConfig):
+    """A Hana-awase run (``game: hanaawase``): the shared settings, Hana-awase's own and its
+    defaults. The learner holds one seat of a table of ``num_players``; a pool opponent plays
+    every other seat."""
+
+    game: str = "hanaawase"  # type: ignore[misc]  # marks the config as Hana-awase's
+    exp_name: str = "hanaawase"
+    num_players: int = 3
+    rules: Any = field(default_factory=dict)  # Hana-awase options (rounds, §3.4 variants)
+    total_decisions: int = 6_000_000
+    rounds_per_update: int = 1  # whole rounds each game plays per update
+    reward_scale: float = 0.01  # a round's score minus the table's mean, times this
+    baselines: list[str] = field(default_factory=lambda: ["expert", "greedy"])
+    self_play_fraction: float = 0.4
+    snapshot_interval: int = 10
+    eval_interval: int = 20
+    eval_matches: int = 90  # rounded up to whole decks: one match per seat, seats rotated
+    eval_opponents: list[str] = field(default_factory=lambda: ["expert"])
+    checkpoint_interval: int = 10
+    warmstart_epochs: int = 4
+
+    def __post_init__(self, check_pool_files: bool) -> None:
+        if self.game != "hanaawase":
+            raise ConfigError(f"game must be 'hanaawase' for this config, got {self.game!r}")
+        check_number("rounds_per_update", self.rounds_per_update, low=1, integer=True)
+        if not isinstance(self.rules, dict):
+            raise ConfigError(f"rules must be a mapping of Hana-awase options, got "
+                              f"{self.rules!r}")
+        super().__post_init__(check_pool_files)
+
+    def resolve(self, rules: Any) -> HanaawaseRules:
+        return resolve_hanaawase_rules(rules, num_players=self.num_players)
+
+
+def config_class(spec: dict[str, Any]) -> type[TrainingConfig]:
+    """The config a spec's ``game`` asks for (Koi-Koi's without one)."""
+    game = spec.get("game", "koikoi")
+    if game == "hanaawase":
+        return HanaawaseConfig
+    if game != "koikoi":
+        raise ConfigError(f"game must be 'koikoi' (or left out) or 'hanaawase', got {game!r}")
+    return PPOConfig
+
+
+def load_config(spec: dict[str, Any], check_pool_files: bool = True) -> TrainingConfig:
+    """The config of either game from a spec (``TrainingConfig.spec``)."""
+    cls = config_class(spec)
+    if cls is PPOConfig:
+        spec = {k: v for k, v in spec.items() if k != "game"}
+    return cls.from_dict(spec, check_pool_files)
 
 
 class _ConfigLoader(yaml.SafeLoader):
@@ -268,14 +369,19 @@ def _check_ray(workers: Any, address: Any, n_envs: int) -> None:
         raise ConfigError(f"ray_workers={workers} needs Ray: pip install -e '.[ray]'")
 
 
-def check_agent(key: str, spec: Any, files: bool = True) -> None:
-    """A baseline name or (``files``: an existing) checkpoint path."""
-    from agents.bots.registry import BASELINES, folder_hint, is_baseline_name
+def check_agent(key: str, spec: Any, files: bool = True, game: str = "koikoi") -> None:
+    """A built-in bot of ``game`` or (``files``: an existing) checkpoint path."""
+    from agents.bots.registry import bots_of, folder_hint, is_baseline_name
 
-    if not isinstance(spec, str) or (files and not is_baseline_name(spec)
+    if not isinstance(spec, str) or (files and not is_baseline_name(spec, game)
                                      and not Path(spec).is_file()):
-        raise ConfigError(f"{key}: {spec!r} is neither a baseline ({', '.join(BASELINES)}) "
-                          f"nor an existing checkpoint file{folder_hint(spec)}")
+        hint = folder_hint(spec) if isinstance(spec, str) else ""
+        if spec in ("self", "past"):  # the older Hana-awase trainer's pool entries
+            hint = (" (the learner plays itself in self_play_fraction of the games, and its "
+                    "snapshots join the pool every snapshot_interval updates)")
+        raise ConfigError(f"{key}: {spec!r} is neither a baseline "
+                          f"({', '.join(bots_of(game))}) nor an existing checkpoint "
+                          f"file{hint}")
 
 
 # Keys that may change when a run is resumed; any other change would make it another run.
@@ -285,7 +391,7 @@ PLACEMENT_KEYS = ("ray_address", "device")
 
 
 def resume_config(run_dir: str | Path, changes: dict[str, Any],
-                  payload: dict[str, Any] | None = None) -> PPOConfig:
+                  payload: dict[str, Any] | None = None) -> TrainingConfig:
     """The saved config of a run, with the (few) keys that may change on resume.
 
     The rules are the resolved rule set saved with the run, not a rule file read again (it
@@ -321,13 +427,13 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
         # Checkpoints are written after the warm start and hold the weights of every
         # checkpoint opponent (pool and evaluation): no agent file is read again.
         spec = {**payload["config"], "rules": payload["rules"]}
-    saved = PPOConfig.from_dict(spec, check_pool_files=restart)  # restarting reads them
-    resumed = PPOConfig.from_dict({**spec, **changes}, check_pool_files=restart)
+    saved = load_config(spec, check_pool_files=restart)  # restarting reads them
+    resumed = load_config({**spec, **changes}, check_pool_files=restart)
 
     def same(key: str, value: Any) -> bool:
         if key == "rules":
-            return resolve_rules(value) == resolve_rules(saved.rules)
-        return value == getattr(saved, key)
+            return saved.resolve(value) == saved.resolved_rules()
+        return value == getattr(saved, key, None)
 
     fixed = sorted(k for k, v in changes.items()
                    if k not in RESUMABLE_KEYS + PLACEMENT_KEYS and not same(k, v))
@@ -350,7 +456,7 @@ def _saved_config(run_dir: str | Path) -> dict[str, Any] | None:
     return {**spec, "rules": rules}
 
 
-def claim_run_dir(cfg: PPOConfig, run_dir: str | Path | None) -> Path:
+def claim_run_dir(cfg: Any, run_dir: str | Path | None) -> Path:
     """Make a new run's folder. A folder named by the user must be new or empty (nothing
     written there is overwritten); the default name gets a suffix if another run took it."""
     if run_dir is not None:

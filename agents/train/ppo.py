@@ -1,29 +1,31 @@
-"""Masked PPO with self-play against an opponent pool, in one readable module.
+"""Masked PPO with self-play against an opponent pool, for both games, in one module.
 
 The algorithm, top to bottom (the CleanRL layout):
 
-1. ``n_envs`` Koi-Koi games run in a batched self-play env. In each game the learner holds
-   one seat against an opponent from the pool, or (``self_play_fraction``) both seats.
-2. Every step, every game makes one decision: the learner's network acts where the learner
-   is to move, the game's opponent elsewhere. All decisions are stored; only the learner's
-   are trained on.
-3. Rewards are zero-sum per seat: round points, or (``reward: match_win``) each round's
-   change in match-win chance. A seat's reward is credited to that seat's latest decision;
-   GAE runs backwards over each (game, seat) stream of decisions.
-4. The clipped PPO objective with a value loss and an entropy bonus over legal actions
-   only (``critic: privileged``: the value comes from a separate critic that also sees the
-   opponent's hand and the stock order — advantages with less luck in them; only the
-   policy is ever used to act), minibatch epochs, gradient clipping and linear
-   learning-rate annealing.
-5. Every ``snapshot_interval`` updates the learner joins the pool; opponents are drawn by
-   how often the learner still fails to beat them (see ``selfplay``). Evaluation against
-   the baselines, TensorBoard scalars and atomic checkpoints follow their own intervals.
+1. ``n_envs`` games play side by side. In each the learner holds one seat against an
+   opponent from the pool (at a Hana-awase table it plays every other seat), or
+   (``self_play_fraction``) every seat. Every step, each game's player to move decides: the
+   learner's network where the learner is to move, its opponent elsewhere. All decisions are
+   stored; only the learner's are trained on. The game's trainer plays these rollouts
+   (:mod:`agents.train.koikoi`: ``n_steps`` decisions per game; :mod:`agents.train.hanaawase`:
+   ``rounds_per_update`` whole rounds), here or on Ray actors
+   (:mod:`agents.train.ray_rollouts`).
+2. Rewards are zero-sum per seat: Koi-Koi's round points, or (``reward: match_win``) each
+   round's change in match-win chance; Hana-awase's round score minus the table's mean. A
+   seat's reward is credited to that seat's latest decision; GAE (:func:`compute_gae`) runs
+   backwards over each (game, seat) stream of decisions.
+3. :meth:`Trainer.learn`: the clipped PPO objective with a value loss and an entropy bonus
+   over legal actions only (Koi-Koi's ``critic: privileged``: the value comes from a separate
+   critic that also sees the hidden cards — advantages with less luck in them; only the
+   policy is ever used to act), minibatch epochs, gradient clipping and linear learning-rate
+   annealing.
+4. :func:`run_updates`: every ``snapshot_interval`` updates the learner joins the pool;
+   opponents are drawn by how often the learner still fails to beat them
+   (:mod:`agents.train.pool`). Evaluation against ``eval_opponents``, TensorBoard scalars and
+   atomic checkpoints follow their own intervals.
 
-Steps 1–3 are :class:`RolloutCollector`'s: the trainer's own, or (``ray_workers``) one per
-Ray actor, whose buffers the learner joins (:mod:`agents.train.ray_rollouts`). The settings
-(:class:`~agents.train.config.PPOConfig`), their checks and resuming rules live in
-:mod:`agents.train.config`; opening, resuming and interrupting a run (``train``) in
-:mod:`agents.train.run`.
+The settings (:mod:`agents.train.config`), the warm start (:mod:`agents.train.warm_start`)
+and opening, resuming and interrupting a run (:mod:`agents.train.run`) live apart.
 """
 
 from __future__ import annotations
@@ -31,29 +33,27 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
-from agents.bots.network import ActorCritic, sample_actions
-from agents.bots.policy import CheckpointError, PolicyAgent, load_checkpoint, save_checkpoint
-from agents.bots.registry import read_policy_files
-from agents.train.config import ConfigError, PPOConfig, learner_device
-from agents.train.critic import CRITIC_INPUT_DIM, Critic, critic_input
-from agents.train.pool import SELF, OpponentPool
-from hanafuda_env.common.results import RoundResults
-from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
-from hanafuda_env.koikoi.core import DECIDE, KOIKOI, STOP
-from hanafuda_env.koikoi.observation import BLOCK
-from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
-
-_PHASE_DECIDE = BLOCK["phase"].start + DECIDE  # observation entry: a koi-koi decision
+from agents.bots.network import sample_actions
+from agents.bots.policy import (
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+    to_arrays,
+    to_tensors,
+)
+from agents.bots.registry import make_agent, network_agent, policy_agent, read_policy_files
+from agents.train.config import ConfigError, TrainingConfig, learner_device
+from agents.train.pool import OpponentPool
 
 
 @dataclasses.dataclass
 class WaitingRewards:
-    """Per game and seat (B, 2): rewards paid in the running episode before the seat's first
+    """Per game and seat (B, S): rewards paid in the running episode before the seat's first
     decision there (a hand-yaku round at a match's deal), waiting to be credited to that
     decision when a later rollout reaches it."""
 
@@ -61,11 +61,81 @@ class WaitingRewards:
     undecided: np.ndarray  # bool: the seat has not decided yet in the running episode
 
     @classmethod
-    def fresh(cls, n_games: int, undecided: bool = True) -> WaitingRewards:
+    def fresh(cls, n_games: int, undecided: bool = True, seats: int = 2) -> WaitingRewards:
         """Nothing waiting; ``undecided`` True at the start of training (every episode is
         new), False where the running episodes' decisions are unknown."""
-        return cls(np.zeros((n_games, 2), dtype=np.float32),
-                   np.full((n_games, 2), undecided, dtype=bool))
+        return cls(np.zeros((n_games, seats), dtype=np.float32),
+                   np.full((n_games, seats), undecided, dtype=bool))
+
+
+def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
+                last_values: np.ndarray, gamma: float, lam: float,
+                waiting: WaitingRewards | None = None) -> tuple[np.ndarray, WaitingRewards]:
+    """Advantages for interleaved per-seat streams, and the rewards still waiting for a
+    decision to credit (pass them to the next rollout's call).
+
+    ``rewards`` (T, B, S) arrive after step t's action, one per seat; ``seats`` (T, B) is who
+    decided at t (-1: nobody, a game whose rounds are done waits while others play on; its
+    advantage is 0); ``dones`` (T, B) marks the step that ended an episode; ``last_values``
+    (B, S) bootstraps each seat's stream after the last step. A seat's rewards since its
+    previous decision are credited to that decision. Rewards of an episode that came before a
+    seat's first decision in it go to that first decision, in this rollout or a later one. A
+    seat with no decision in an episode gets no credit. Without ``waiting``, the episodes
+    running at the rollout's start are taken to have had every seat's decisions already.
+    ``gamma`` discounts per decision of the seat; rewards between two of its decisions (and
+    early ones) add up undiscounted.
+    """
+    steps, n = seats.shape
+    s = rewards.shape[2]
+    games = np.arange(n)
+    # One column past the seats: where the steps without a decision (seat -1) go; no reward
+    # is ever added to it, so nothing reads from it.
+    next_value = np.zeros((n, s + 1), dtype=np.float32)
+    next_value[:, :s] = last_values
+    next_adv = np.zeros((n, s + 1), dtype=np.float32)
+    carry = np.zeros((n, s + 1), dtype=np.float32)
+    first = np.full((n, s + 1), -1)  # each seat's earliest decision seen so far in its episode
+    after_end = WaitingRewards.fresh(n, undecided=False, seats=s)
+    in_last_episode = np.ones(n, dtype=bool)  # no episode end seen yet (going backwards)
+    advantages = np.zeros((steps, n), dtype=np.float32)
+    for t in reversed(range(steps)):
+        ended = dones[t]
+        early = ended[:, None] & (carry != 0) & (first >= 0)  # the next episode's, unclaimed
+        if early.any():
+            g, k = np.nonzero(early)
+            advantages[first[g, k], g] += carry[g, k]
+        # the episode running at the rollout's end, for seats with no decision in it yet
+        undecided = (ended & in_last_episode)[:, None] & (first[:, :s] < 0)
+        after_end.undecided |= undecided
+        after_end.amount[undecided] = carry[:, :s][undecided]
+        in_last_episode &= ~ended
+        first[ended] = -1
+        next_value[ended] = 0.0
+        next_adv[ended] = 0.0
+        carry[ended] = 0.0
+        carry[:, :s] += rewards[t]
+        seat = seats[t]
+        reward = carry[games, seat]
+        carry[games, seat] = 0.0
+        delta = reward + gamma * next_value[games, seat] - values[t]
+        adv = np.where(seat >= 0, delta + gamma * lam * next_adv[games, seat], 0.0)
+        advantages[t] = adv
+        next_value[games, seat] = values[t]
+        next_adv[games, seat] = adv
+        first[games, seat] = t
+    if waiting is None:
+        return advantages, after_end
+    # The episode running at the rollout's start: a seat that had not decided in it yet gets
+    # what it was paid so far (earlier rollouts' and this one's) at its first decision.
+    first = first[:, :s]
+    amount = waiting.amount + np.where(waiting.undecided, carry[:, :s], 0.0).astype(np.float32)
+    g, k = np.nonzero(waiting.undecided & (first >= 0))
+    advantages[first[g, k], g] += amount[g, k]
+    running = in_last_episode[:, None]  # that episode did not end in this rollout
+    still = waiting.undecided & (first < 0) & running
+    return advantages, WaitingRewards(np.where(running, np.where(still, amount, 0.0),
+                                               after_end.amount).astype(np.float32),
+                                      np.where(running, still, after_end.undecided))
 
 
 def minibatches(n: int, n_minibatches: int, generator: torch.Generator) -> list[torch.Tensor]:
@@ -82,89 +152,37 @@ def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return -(probs * log_probs).masked_fill(~mask, 0.0).sum(-1)
 
 
-def compute_gae(rewards: np.ndarray, dones: np.ndarray, seats: np.ndarray, values: np.ndarray,
-                last_values: np.ndarray, gamma: float, lam: float,
-                waiting: WaitingRewards | None = None) -> tuple[np.ndarray, WaitingRewards]:
-    """Advantages for interleaved two-seat streams, and the rewards still waiting for a
-    decision to credit (pass them to the next rollout's call).
-
-    ``rewards`` (T, B, 2) arrive after step t's action; ``seats`` (T, B) is who decided at t;
-    ``dones`` (T, B) marks the step that ended an episode; ``last_values`` (B, 2) bootstraps
-    each seat's stream after the last step. A seat's rewards since its previous decision are
-    credited to that decision. Rewards of an episode that came before a seat's first
-    decision in it go to that first decision, in this rollout or a later one. A seat with no
-    decision in an episode gets no credit. Without ``waiting``, the episodes running at the
-    rollout's start are taken to have had both seats' decisions already. ``gamma`` discounts
-    per decision of the seat; rewards between two of its decisions (and early ones) add up
-    undiscounted.
-    """
-    steps, n = seats.shape
-    games = np.arange(n)
-    next_value = last_values.astype(np.float32).copy()
-    next_adv = np.zeros((n, 2), dtype=np.float32)
-    carry = np.zeros((n, 2), dtype=np.float32)
-    first = np.full((n, 2), -1)  # each seat's earliest decision seen so far in its episode
-    after_end = WaitingRewards.fresh(n, undecided=False)
-    in_last_episode = np.ones(n, dtype=bool)  # no episode end seen yet (going backwards)
-    advantages = np.zeros((steps, n), dtype=np.float32)
-    for t in reversed(range(steps)):
-        ended = dones[t]
-        early = ended[:, None] & (carry != 0) & (first >= 0)  # the next episode's, unclaimed
-        if early.any():
-            g, s = np.nonzero(early)
-            advantages[first[g, s], g] += carry[g, s]
-        # the episode running at the rollout's end, for seats with no decision in it yet
-        undecided = (ended & in_last_episode)[:, None] & (first < 0)
-        after_end.undecided |= undecided
-        after_end.amount[undecided] = carry[undecided]
-        in_last_episode &= ~ended
-        first[ended] = -1
-        next_value[ended] = 0.0
-        next_adv[ended] = 0.0
-        carry[ended] = 0.0
-        carry += rewards[t]
-        seat = seats[t]
-        reward = carry[games, seat]
-        carry[games, seat] = 0.0
-        delta = reward + gamma * next_value[games, seat] - values[t]
-        adv = delta + gamma * lam * next_adv[games, seat]
-        advantages[t] = adv
-        next_value[games, seat] = values[t]
-        next_adv[games, seat] = adv
-        first[games, seat] = t
-    if waiting is None:
-        return advantages, after_end
-    # The episode running at the rollout's start: a seat that had not decided in it yet gets
-    # what it was paid so far (earlier rollouts' and this one's) at its first decision.
-    amount = waiting.amount + np.where(waiting.undecided, carry, 0.0).astype(np.float32)
-    g, s = np.nonzero(waiting.undecided & (first >= 0))
-    advantages[first[g, s], g] += amount[g, s]
-    running = in_last_episode[:, None]  # that episode did not end in this rollout
-    still = waiting.undecided & (first < 0) & running
-    return advantages, WaitingRewards(np.where(running, np.where(still, amount, 0.0),
-                                               after_end.amount).astype(np.float32),
-                                      np.where(running, still, after_end.undecided))
+@torch.no_grad()
+def policy_step(network: torch.nn.Module, obs: np.ndarray, mask: np.ndarray,
+                generator: torch.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The learner's sampled actions, their log-probabilities and the value head's values."""
+    logits, value = network(torch.as_tensor(obs), torch.as_tensor(mask))
+    action = sample_actions(logits, generator)
+    logprob = torch.log_softmax(logits, dim=-1).gather(1, action[:, None]).squeeze(1)
+    return action.numpy(), logprob.numpy(), value.numpy()
 
 
 class Trainer:
-    """State of one run: env, network, optimizer, pool, RNGs, logging."""
+    """One run's state: network (and critic), optimizer, pool, generators, counters, and
+    PPO's update. A game's trainer (``KoiKoiTrainer``, ``HanaawaseTrainer``) says how its
+    network is built and its rollouts are played, its warm start and its evaluation."""
 
-    def __init__(self, cfg: PPOConfig, run_dir: str | Path, resuming: bool = False):
+    game: ClassVar[str]
+    collector_type: ClassVar[type]  # the game's rollouts over n games (see LocalRollouts)
+
+    def __init__(self, cfg: TrainingConfig, run_dir: str | Path, resuming: bool = False):
         """``resuming``: the weights will come from the run's checkpoint (``restore``), so
-        ``init_checkpoint`` is not read (it may be gone)."""
+        ``init_checkpoint`` and the opponents' files are not read (they may be gone)."""
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)  # the network's initial weights
-        self.rules = resolve_rules(cfg.rules)
-        self.net_kwargs: dict[str, Any] = {"hidden": cfg.hidden, "layers": cfg.layers}
-        if cfg.card_features:
-            self.net_kwargs["card_features"] = True
-        self.network = ActorCritic(**self.net_kwargs)
+        self.rules = cfg.resolved_rules()
+        self.policy_spec = self.policy_of(cfg, self.rules)
+        self.network = self.build_network(cfg, self.rules)
         if cfg.init_checkpoint is not None and not resuming:
             self._load_initial_weights(cfg.init_checkpoint)
-        self.critic = (Critic(CRITIC_INPUT_DIM, cfg.hidden, cfg.layers)
-                       if cfg.critic == "privileged" else None)
+        self.critic = self.build_critic(cfg)
         self.params = [*self.network.parameters(),
                        *(self.critic.parameters() if self.critic is not None else ())]
         self.optimizer = torch.optim.Adam(self.params, lr=cfg.learning_rate, eps=1e-5)
@@ -172,72 +190,111 @@ class Trainer:
         self._learner_on = "cpu"
         self.rng = np.random.default_rng(cfg.seed)
         self.torch_rng = torch.Generator().manual_seed(cfg.seed)
-        self.pool = OpponentPool(self.rules, list(cfg.baselines), self.net_kwargs,
-                                 cfg.max_snapshots, cfg.pfsp_power)
+        self.pool = self.new_pool(cfg, self.rules)
         # Checkpoint files named as evaluation opponents, read once (a resumed run restores
         # them from its state): what a run measures against does not change mid-run.
         self.eval_weights: dict[str, dict[str, Any]] = {}
         if not resuming:  # a resumed pool and run have their weights in their state
             self.pool.read_checkpoint_opponents()
-            self.eval_weights = read_policy_files(cfg.eval_opponents)
-        self.batch_steps = cfg.n_envs * cfg.n_steps
+            self.eval_weights = read_policy_files(cfg.eval_opponents, self.game, self.rules)
+        self.batch_steps = self.decisions_per_update(cfg, self.rules)
         self.n_updates = max(1, cfg.total_decisions // self.batch_steps)
         self.update = 0
         self.global_step = 0
-        self._open_collection()
+        self.rollouts = self._open_rollouts()
         self.history: list[dict[str, float]] = []
         self.best_win_rate = -1.0  # of checkpoints/best.pt against cfg.best_opponent
         self.saved_update: int | None = None  # of checkpoints/latest.pt
         self.warm_started = cfg.warmstart_decisions == 0 or cfg.init_checkpoint is not None
-        # the decisions of cfg.warmstart_records, once read (warm_start.load_records)
-        self.record_decisions: dict[str, np.ndarray] | None = None
-        if not self.warm_started and not resuming and cfg.warmstart_records is None:
-            try:  # a bad teacher file fails before any folder
-                read_policy_files([cfg.warmstart_teacher])
-            except CheckpointError as error:
-                raise CheckpointError(f"warmstart_teacher: {error}") from None
+        if not self.warm_started and not resuming:
+            self._check_teacher()
+
+    # ------------------------------------------------------------ the game's parts
+    @classmethod
+    def policy_of(cls, cfg: TrainingConfig, rules: Any) -> dict[str, Any]:
+        """What a policy checkpoint holds besides the weights (``network``, the game's keys)."""
+        raise NotImplementedError
+
+    @classmethod
+    def build_network(cls, cfg: TrainingConfig, rules: Any) -> torch.nn.Module:
+        raise NotImplementedError
+
+    @classmethod
+    def build_critic(cls, cfg: TrainingConfig) -> torch.nn.Module | None:
+        """A critic of its own (none: the network's value head is the critic)."""
+        return None
+
+    @classmethod
+    def new_pool(cls, cfg: TrainingConfig, rules: Any) -> OpponentPool:
+        return OpponentPool(rules, list(cfg.baselines), cls.policy_of(cfg, rules),
+                            cfg.max_snapshots, cfg.pfsp_power, game=cls.game)
+
+    @classmethod
+    def decisions_per_update(cls, cfg: TrainingConfig, rules: Any) -> int:
+        """The decisions one update counts towards ``total_decisions``."""
+        raise NotImplementedError
+
+    def teacher_batches(self) -> Any:
+        """The warm start's batches of teacher decisions (see ``warm_start.clone_step``)."""
+        raise NotImplementedError
+
+    def play_evaluation(self, agent: Any, opponent: str, seed: int) -> tuple[float, float]:
+        """The learner's win rate and points per round against ``opponent``."""
+        raise NotImplementedError
+
+    def game_metrics(self, stats: dict[str, Any]) -> dict[str, float]:
+        """The game's own statistics of a rollout, as TensorBoard scalars."""
+        return {}
+
+    def read_inputs(self) -> None:
+        """Read what the run needs from files before its folder is made (a bad file then
+        changes nothing)."""
+
+    def _check_teacher(self) -> None:
+        try:  # a bad teacher file fails before any folder
+            read_policy_files([self.cfg.warmstart_teacher], self.game, self.rules)
+        except CheckpointError as error:
+            raise CheckpointError(f"warmstart_teacher: {error}") from None
 
     def _load_initial_weights(self, path: str) -> None:
         try:
             payload = load_checkpoint(path)
         except CheckpointError as error:
             raise ConfigError(f"init_checkpoint: {error}") from None
-        if payload["network"] != self.net_kwargs:
-            raise ConfigError(f"init_checkpoint {path!r} holds a network {payload['network']}, "
-                              f"but the config asks for {self.net_kwargs}")
+        wanted = self.policy_spec["network"]
+        if payload.get("game", "koikoi") != self.game or payload["network"] != wanted:
+            raise ConfigError(f"init_checkpoint {path!r} holds a network {payload['network']} "
+                              f"({payload.get('game', 'koikoi')}), but the config asks for "
+                              f"{wanted} ({self.game})")
         self.network.load_state_dict(payload["model"])
 
     # ---------------------------------------------------------------- rollout
-    def _open_collection(self) -> None:
-        """The games the rollouts play, in this process (``RayTrainer``: on Ray actors)."""
-        self.collector = RolloutCollector(self.cfg, self.rules, self.network, self.critic,
-                                          self.pool, self.cfg.n_envs, self.cfg.seed, self.rng,
-                                          self.torch_rng)
+    def _open_rollouts(self) -> Any:
+        """The games the rollouts play: in this process, or (``ray_workers``) on Ray actors,
+        which start at the first rollout (building them only checks the settings)."""
+        if self.cfg.ray_workers:
+            from agents.train.ray_rollouts import RayRollouts
+
+            return RayRollouts(self)
+        return LocalRollouts(self.collector_type(
+            self.cfg, self.rules, self.network, self.critic, self.pool, self.cfg.n_envs,
+            self.cfg.seed, self.rng, self.torch_rng))
 
     def collect(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """One rollout of ``n_steps`` on every env: the learner's rows (the buffer PPO
-        learns from) and what the rollout saw (episode returns, pool results, koi-koi)."""
-        buf, stats = self.collector.collect(self.update)
+        """One rollout on every game: the decisions (T, B) PPO learns from, advantages and
+        returns included, and what the rollout saw (pool results, the game's statistics)."""
+        buf, stats = self.rollouts.collect(self.update)
         self.global_step += self.batch_steps
         return buf, stats
 
     def close(self) -> None:
-        """Release what the rollouts hold outside this process (nothing here)."""
-
-    # The collector's state, by the names a run's code and tests read.
-    env = property(lambda self: self.collector.env)
-    obs = property(lambda self: self.collector.obs)
-    mask = property(lambda self: self.collector.mask)
-    seat = property(lambda self: self.collector.seat)
-    learner_seat = property(lambda self: self.collector.learner_seat)
-    opponent = property(lambda self: self.collector.opponent)
-    episode_return = property(lambda self: self.collector.episode_return)
-    waiting = property(lambda self: self.collector.waiting)
+        """Release what the rollouts hold outside this process (Ray's workers)."""
+        self.rollouts.close()
 
     # ----------------------------------------------------------------- update
     def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
-        """PPO's update on one rollout (GAE, clipped losses, minibatch epochs); returns the
-        losses and statistics logged under ``losses/``."""
+        """PPO's update on one rollout's learner decisions (clipped losses, minibatch
+        epochs); returns the losses and statistics logged under ``losses/``."""
         cfg = self.cfg
         if cfg.anneal_lr:
             frac = 1.0 - self.update / self.n_updates
@@ -309,17 +366,61 @@ class Trainer:
                     state[key] = value.to(device)
         self._learner_on = device
 
+    # ------------------------------------------------------------- evaluation
+    def evaluate(self) -> dict[str, float]:
+        """Win rate and points per round against each evaluation opponent (keeps ``best.pt``)."""
+        cfg, seed = self.cfg, self.cfg.seed + self.update
+        agent = network_agent(self.network, "learner", self.rules, self.game)
+        metrics = {}
+        for name in cfg.eval_opponents:
+            win_rate, points = self.play_evaluation(agent, name, seed)
+            metrics[f"eval/win_rate_vs_{name}"] = win_rate
+            metrics[f"eval/points_per_round_vs_{name}"] = points
+        if cfg.best_opponent is not None:
+            self.save_if_best(metrics[f"eval/win_rate_vs_{cfg.best_opponent}"])
+            metrics["eval/best_win_rate"] = self.best_win_rate
+        return metrics
+
+    def eval_opponent(self, name: str, seed: int) -> Any:
+        """An evaluation opponent: a checkpoint as it was when the run started, or a bot."""
+        if name in self.eval_weights:
+            return policy_agent(self.eval_weights[name], name, self.rules, self.game, seed=seed)
+        return make_agent(name, self.rules, seed=seed, game=self.game)
+
+    def rollout_metrics(self, stats: dict[str, Any], sps: float) -> dict[str, float]:
+        """What a rollout shows: speed, results against the pool, Elo, the game's own."""
+        pool_points = np.asarray(stats["pool_points"], dtype=np.float64)
+        metrics = {
+            "charts/SPS": sps,
+            "charts/round_win_rate": float((pool_points > 0).mean()) if len(pool_points)
+            else 0.5,
+            "charts/points_per_round_vs_pool": float(pool_points.mean()) if len(pool_points)
+            else 0.0,
+            "charts/rounds": float(stats["learner_rounds"]),  # seat-rounds (self-play: all)
+            **self.game_metrics(stats),
+            "elo/learner": self.pool.learner_elo,
+            "pool/size": float(sum(not e.retired for e in self.pool.entries)),
+        }
+        for entry in self.pool.entries:
+            if entry.kind == "baseline":
+                metrics[f"elo/{entry.name}"] = entry.elo
+        return metrics
+
     # -------------------------------------------------------- save / resume
+    def policy_payload(self) -> dict[str, Any]:
+        """The learner's policy as a checkpoint plays it (any game's bot loader reads it)."""
+        return {**self.policy_spec, "model": self.network.state_dict()}
+
     def state(self) -> dict[str, Any]:
         """Everything a resumed run needs, as tensors and plain values (loads safely)."""
         return {
-            "model": self.network.state_dict(), "network": self.net_kwargs,
+            **self.policy_payload(),
             "critic": self.critic.state_dict() if self.critic is not None else None,
             "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
             "rules": self.rules.to_dict(), "update": self.update,
             "global_step": self.global_step, "pool": self.pool.state_dict(),
             "rng": self.rng.bit_generator.state, "torch_rng": self.torch_rng.get_state(),
-            **self._collection_state(), "warm_started": self.warm_started,
+            **self.rollouts.state(), "warm_started": self.warm_started,
             "history": [{k: float(v) for k, v in row.items()} for row in self.history],
             "best_win_rate": self.best_win_rate, "eval_weights": self.eval_weights,
         }
@@ -334,17 +435,11 @@ class Trainer:
         self.pool.load_state_dict(payload["pool"])
         self.rng.bit_generator.state = payload["rng"]
         self.torch_rng.set_state(payload["torch_rng"])
-        self._restore_collection(payload)
+        self.rollouts.restore(payload)
         self.history = list(payload["history"])
         self.best_win_rate = float(payload["best_win_rate"])
         self.eval_weights = payload["eval_weights"]
         self.warm_started = payload["warm_started"]
-
-    def _collection_state(self) -> dict[str, Any]:
-        return {"arrays": to_tensors(self.collector.arrays())}
-
-    def _restore_collection(self, payload: dict[str, Any]) -> None:
-        self.collector.load_arrays(to_arrays(payload["arrays"]))
 
     def save(self, keep: int = 3) -> Path:
         """``latest.pt`` plus the last ``keep`` numbered checkpoints."""
@@ -364,167 +459,36 @@ class Trainer:
             return False
         self.best_win_rate = win_rate
         save_checkpoint(self.run_dir / "checkpoints" / "best.pt", {
-            "model": self.network.state_dict(), "network": self.net_kwargs,
-            "update": self.update, "global_step": self.global_step,
+            **self.policy_payload(), "update": self.update, "global_step": self.global_step,
             "opponent": self.cfg.best_opponent, "win_rate": win_rate})
         return True
 
 
-class RolloutCollector:
-    """``n_envs`` games of self-play, the learner's seat and opponent in each, and what they
-    carry from one rollout to the next: what a trainer collects with, in its own process or
-    in a Ray worker (``agents.train.ray_rollouts``). ``network``, ``critic``, ``pool`` and
-    the generators are the owner's (the trainer's own, or a worker's copies)."""
+class LocalRollouts:
+    """A trainer's games in its own process: one collector of the game over ``n_envs`` games,
+    which shares the trainer's network, pool and generators. A collector has ``collect(update)
+    -> (buf, stats)``, ``seating`` (each game's learner seat and opponent) and its state as
+    arrays (``arrays``, ``load_arrays``); a Ray worker holds one as well."""
 
-    def __init__(self, cfg: PPOConfig, rules: RuleSpec, network: ActorCritic,
-                 critic: Critic | None, pool: OpponentPool, n_envs: int, seed: int,
-                 rng: np.random.Generator, torch_rng: torch.Generator,
-                 pool_seed: Any = lambda seed: seed):
-        """``pool_seed`` maps a rollout's seed for the opponents' own randomness to this
-        collector's (a worker's stream of its own)."""
-        self.cfg, self.network, self.critic, self.pool = cfg, network, critic, pool
-        self.n_envs, self.rng, self.torch_rng, self.pool_seed = n_envs, rng, torch_rng, pool_seed
-        self.env = make_env(cfg, rules, seed, n_envs)
-        self.obs, info = self.env.reset(seed=seed)
-        self.mask, self.seat = info["action_mask"], info["seat"]
-        self.learner_seat = self.rng.integers(0, 2, n_envs)
-        self.opponent = self.pool.sample(n_envs, self.rng, cfg.self_play_fraction) if len(
-            self.pool) else np.full(n_envs, SELF)
-        self.episode_return = np.zeros((n_envs, 2), dtype=np.float64)
-        self.waiting = WaitingRewards.fresh(n_envs)  # early rewards, not yet credited
+    def __init__(self, collector: Any):
+        self.collector = collector
 
     def collect(self, update: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """One rollout of ``n_steps`` on every game (of update number ``update``): the
-        buffer with advantages and returns, and what the rollout saw (``Trainer.collect``)."""
-        cfg, n = self.cfg, self.n_envs
-        shape = (cfg.n_steps, n)
-        buf = {
-            "obs": np.zeros((*shape, self.obs.shape[1]), dtype=np.float32),
-            "mask": np.zeros((*shape, self.mask.shape[1]), dtype=bool),
-            "action": np.zeros(shape, dtype=np.int64),
-            "logprob": np.zeros(shape, dtype=np.float32),
-            "value": np.zeros(shape, dtype=np.float32),
-            "seat": np.zeros(shape, dtype=np.int64),
-            "train": np.zeros(shape, dtype=bool),
-            "reward": np.zeros((*shape, 2), dtype=np.float32),
-            "done": np.zeros(shape, dtype=bool),
-        }
-        self.pool.reseed(self.pool_seed(cfg.seed * 100_003 + update))
-        stats = {"learner_rounds": 0, "koikoi_calls": 0, "stops": 0, "koikoi_rounds": 0,
-                 "koikoi_won": 0, "yaku": np.zeros(len(self.env.core.yaku_names)),
-                 "learner_rounds_won": 0, "pool_points": [], "pool_results": [],
-                 "yaku_names": self.env.core.yaku_names}
-        if self.critic is not None:
-            buf["critic_obs"] = np.zeros((*shape, CRITIC_INPUT_DIM), dtype=np.float32)
-        for t in range(cfg.n_steps):
-            learner = (self.opponent == SELF) | (self.seat == self.learner_seat)
-            with torch.no_grad():
-                logits, value = self.network(torch.as_tensor(self.obs),
-                                             torch.as_tensor(self.mask))
-                if self.critic is not None:
-                    buf["critic_obs"][t] = critic_input(self.obs, self.env.core)
-                    value = self.critic(torch.as_tensor(buf["critic_obs"][t]))
-                action = sample_actions(logits, self.torch_rng)
-                logprob = torch.log_softmax(logits, dim=-1).gather(1, action[:, None]).squeeze(1)
-            action = action.numpy()
-            for opp in np.unique(self.opponent[~learner]):
-                idx = np.flatnonzero(~learner & (self.opponent == opp))
-                action[idx] = self.pool.agent(int(opp)).act(self.obs[idx], self.mask[idx])
-            deciding = learner & (self.obs[:, _PHASE_DECIDE] > 0)
-            stats["koikoi_calls"] += int((deciding & (action == KOIKOI)).sum())
-            stats["stops"] += int((deciding & (action == STOP)).sum())
-            buf["obs"][t], buf["mask"][t], buf["action"][t] = self.obs, self.mask, action
-            buf["logprob"][t], buf["value"][t] = logprob.numpy(), value.numpy()
-            buf["seat"][t], buf["train"][t] = self.seat, learner
-            self.obs, rewards, terminated, truncated, info = self.env.step(action)
-            done = terminated | truncated
-            buf["reward"][t] = rewards * cfg.reward_scale
-            buf["done"][t] = done
-            later = info["next_episode"]  # rounds dealt after an episode ended: new seats
-            self._round_stats(info["round_results"], stats, ~later)
-            self.mask, self.seat = info["action_mask"], info["seat"]
-            self.episode_return += rewards
-            if done.any():
-                self._episodes_ended(np.flatnonzero(done), stats["pool_results"])
-            self._round_stats(info["round_results"], stats, later)
-        with torch.no_grad():
-            # The critic is trained on states where its seat is to move: bootstrap the
-            # mover's stream with its value and the other seat's with the negation (zero-sum).
-            _, value = self.network(torch.as_tensor(self.obs), torch.as_tensor(self.mask))
-            if self.critic is not None:
-                value = self.critic(torch.as_tensor(critic_input(self.obs, self.env.core)))
-        mover_value = value.numpy()
-        last = np.where(self.seat[:, None] == np.arange(2), mover_value[:, None],
-                        -mover_value[:, None]).astype(np.float32)
-        buf["advantage"], self.waiting = compute_gae(
-            buf["reward"], buf["done"], buf["seat"], buf["value"], last, cfg.gamma,
-            cfg.gae_lambda, self.waiting)
-        buf["return"] = buf["advantage"] + buf["value"]
-        return buf, stats
+        return self.collector.collect(update)
 
-    def _episodes_ended(self, games: np.ndarray, results: list[tuple[int, float]]) -> None:
-        for g in games:
-            if self.opponent[g] != SELF:
-                result = (int(self.opponent[g]), self.episode_return[g, self.learner_seat[g]])
-                self.pool.record(*result)
-                results.append(result)
-        self.episode_return[games] = 0.0
-        if len(self.pool):
-            self.opponent[games] = self.pool.sample(len(games), self.rng,
-                                                    self.cfg.self_play_fraction)
-        self.learner_seat[games] = self.rng.integers(0, 2, len(games))
+    @property
+    def opponent(self) -> np.ndarray:
+        """Each game's opponent (the pool keeps the snapshots they play)."""
+        return self.collector.seating.opponent
 
-    def _round_stats(self, rounds: RoundResults, stats: dict, rows: np.ndarray) -> None:
-        """Add the round rows selected by ``rows`` to the statistics, as played by the seats
-        each game's learner and opponent hold now."""
-        for k in np.flatnonzero(rows):
-            g = rounds.game[k]
-            seats = (0, 1) if self.opponent[g] == SELF else (int(self.learner_seat[g]),)
-            for s in seats:
-                if self.opponent[g] != SELF:
-                    stats["pool_points"].append(rounds.reward[k, s])
-                stats["learner_rounds"] += 1
-                if rounds.koikoi_calls[k, s] > 0:
-                    stats["koikoi_rounds"] += 1
-                    stats["koikoi_won"] += int(rounds.winner[k] == s)
-                if rounds.winner[k] == s:
-                    stats["learner_rounds_won"] += 1
-                    stats["yaku"] += rounds.yaku[k] > 0
+    def state(self) -> dict[str, Any]:
+        return {"arrays": to_tensors(self.collector.arrays())}
 
-    def arrays(self) -> dict[str, Any]:
-        """What the games carry between rollouts, as arrays (a checkpoint's ``arrays``)."""
-        return {"env": self.env.state_dict(), "learner_seat": self.learner_seat,
-                "opponent": self.opponent, "episode_return": self.episode_return,
-                "waiting_amount": self.waiting.amount,
-                "waiting_undecided": self.waiting.undecided}
+    def restore(self, payload: dict[str, Any]) -> None:
+        self.collector.load_arrays(to_arrays(payload["arrays"]))
 
-    def load_arrays(self, arrays: dict[str, Any]) -> None:
-        self.env.load_state_dict(arrays["env"])
-        self.learner_seat, self.opponent = arrays["learner_seat"], arrays["opponent"]
-        self.episode_return = arrays["episode_return"]
-        self.waiting = WaitingRewards(arrays["waiting_amount"], arrays["waiting_undecided"])
-        self.obs = self.env.observe(self.env.core.mover)
-        self.mask = self.env.core.legal_action_mask()
-        self.seat = self.env.core.mover.astype(np.int64)
-
-
-def make_env(cfg: PPOConfig, rules: RuleSpec, seed: int, n_envs: int | None = None
-             ) -> KoiKoiVectorEnv:
-    return KoiKoiVectorEnv(cfg.n_envs if n_envs is None else n_envs, rules=rules,
-                           episode=cfg.episode, seed=seed, reward=cfg.reward,
-                           round_sigma=cfg.round_sigma)
-
-
-def to_tensors(tree: Any) -> Any:
-    if isinstance(tree, dict):
-        return {k: to_tensors(v) for k, v in tree.items()}
-    return torch.from_numpy(np.ascontiguousarray(tree))
-
-
-def to_arrays(tree: Any) -> Any:
-    if isinstance(tree, dict):
-        return {k: to_arrays(v) for k, v in tree.items()}
-    return tree.numpy().copy()
+    def close(self) -> None:
+        """Nothing runs outside this process."""
 
 
 def run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, float]:
@@ -542,13 +506,13 @@ def run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, fl
             buf, stats = trainer.collect()
             metrics = trainer.learn(buf)
             sps = trainer.batch_steps / (time.perf_counter() - started)
-            metrics.update(_rollout_metrics(stats, trainer, sps))
+            metrics.update(trainer.rollout_metrics(stats, sps))
             if cfg.snapshot_interval and trainer.update % cfg.snapshot_interval == 0:
                 trainer.pool.add_snapshot(trainer.network, trainer.global_step,
-                                          in_use=trainer.opponent)
+                                          in_use=trainer.rollouts.opponent)
             if cfg.eval_interval and (trainer.update % cfg.eval_interval == 0
                                       or trainer.update == trainer.n_updates):
-                metrics.update(_evaluate_learner(trainer))
+                metrics.update(trainer.evaluate())
                 eval_note = " ".join(f"{k.rsplit('_', 1)[-1]}={v:.2f}"
                                      for k, v in metrics.items() if k.startswith("eval/win_rate"))
             for key, value in metrics.items():
@@ -560,49 +524,4 @@ def run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, fl
             bar.update(trainer.batch_steps)
             bar.set_postfix_str(f"SPS={sps:,.0f} win={metrics['charts/round_win_rate']:.2f} "
                                 f"{eval_note}".strip())
-    return metrics
-
-
-def _evaluate_learner(trainer: Trainer) -> dict[str, float]:
-    """Win rate and points per round against each evaluation opponent (keeps ``best.pt``)."""
-    from agents.bots.registry import make_agent
-    from agents.eval.matches import play_matches
-
-    cfg, seed = trainer.cfg, trainer.cfg.seed + trainer.update
-    agent = PolicyAgent(trainer.network, name="learner", greedy=True)
-    metrics = {}
-    for name in cfg.eval_opponents:
-        if name in trainer.eval_weights:  # a checkpoint, as it was when the run started
-            opponent = PolicyAgent.from_payload(trainer.eval_weights[name], name)
-        else:
-            opponent = make_agent(name, trainer.rules, seed=seed)
-        result = play_matches(agent, opponent, cfg.eval_matches, rules=trainer.rules, seed=seed)
-        metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
-        metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
-    if cfg.best_opponent is not None:
-        trainer.save_if_best(metrics[f"eval/win_rate_vs_{cfg.best_opponent}"])
-        metrics["eval/best_win_rate"] = trainer.best_win_rate
-    return metrics
-
-
-def _rollout_metrics(stats: dict, trainer: Trainer, sps: float) -> dict[str, float]:
-    pool_points = np.asarray(stats["pool_points"], dtype=np.float64)
-    decisions = stats["koikoi_calls"] + stats["stops"]
-    metrics = {
-        "charts/SPS": sps,
-        "charts/round_win_rate": float((pool_points > 0).mean()) if len(pool_points) else 0.5,
-        "charts/points_per_round_vs_pool": float(pool_points.mean()) if len(pool_points) else 0.0,
-        "charts/rounds": float(stats["learner_rounds"]),  # seat-rounds (self-play: both seats)
-        "koikoi/call_rate": stats["koikoi_calls"] / decisions if decisions else 0.0,
-        "koikoi/paid_off_rate": (stats["koikoi_won"] / stats["koikoi_rounds"]
-                                 if stats["koikoi_rounds"] else 0.0),
-        "elo/learner": trainer.pool.learner_elo,
-        "pool/size": float(sum(not e.retired for e in trainer.pool.entries)),
-    }
-    won = max(stats["learner_rounds_won"], 1)
-    for name, count in zip(stats["yaku_names"], stats["yaku"]):
-        metrics[f"yaku/{name}"] = float(count / won)
-    for entry in trainer.pool.entries:
-        if entry.kind == "baseline":
-            metrics[f"elo/{entry.name}"] = entry.elo
     return metrics

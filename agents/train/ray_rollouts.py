@@ -1,13 +1,15 @@
-"""The trainer's rollouts on Ray actors (``ray_workers: N``); the learner stays in this process.
+"""The trainer's rollouts on Ray actors (``ray_workers: N``), for either game; the learner stays
+in this process.
 
-Each of the ``N`` workers is a Ray actor with ``n_envs / N`` games of its own (a
-:class:`~agents.train.ppo.RolloutCollector`, the code the local path collects with), a copy
-of the policy (and privileged critic) and of the opponent pool. Every update the driver puts
+Each of the ``N`` workers is a Ray actor with ``n_envs / N`` games of its own (the game's
+collector, the code the local path collects with: ``Trainer.collector_type``), a copy of the
+policy (and privileged critic) and of the opponent pool. Every update the driver puts
 the weights and the pool's state in Ray's object store once; each worker loads them, plays
 its rollout (advantages included: its games' reward streams are its own) and sends back the
 buffer, its statistics and its games' state. The buffers are joined in worker order along
 the games' axis, the pool is credited with the workers' finished episodes in worker order,
-and PPO's update (``Trainer.learn``) runs here, unchanged.
+and PPO's update (``Trainer.learn``) runs here, unchanged: a trainer with ``ray_workers``
+holds :class:`RayRollouts` where a local one holds ``ppo.LocalRollouts``.
 
 Worker ``i`` plays from its own seed (the run's seed and ``i``), so the same seed and the
 same number of workers give the same run. The driver keeps each worker's state as of its
@@ -28,14 +30,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.bots.network import ActorCritic
-from agents.bots.policy import CheckpointError
+from agents.bots.policy import CheckpointError, to_arrays, to_tensors
 from agents.eval.ray_tasks import cpus_per_worker, import_ray, init_ray
-from agents.train.config import PPOConfig
-from agents.train.critic import CRITIC_INPUT_DIM, Critic
-from agents.train.pool import OpponentPool
-from agents.train.ppo import RolloutCollector, Trainer, to_arrays, to_tensors
-from hanafuda_env.koikoi.rules import RuleSet
+from agents.train.config import TrainingConfig
 
 MAX_RESTARTS = 3  # replacements of one worker within one update before the run gives up
 
@@ -48,19 +45,18 @@ def worker_seed(seed: int, index: int) -> int:
 class RolloutWorker:
     """One Ray actor's games, policy and opponent pool (see the module docstring)."""
 
-    def __init__(self, cfg: PPOConfig, rules: RuleSet, net_kwargs: dict[str, Any], index: int,
+    def __init__(self, trainer_type: Any, cfg: TrainingConfig, rules: Any, index: int,
                  sync: dict[str, Any], state: dict[str, Any] | None = None):
-        """``sync``: the driver's weights and pool; ``state``: the games as a worker left
-        them (None: fresh from the worker's seed)."""
+        """``trainer_type``: the game's trainer class (what builds the network, the pool and
+        the collector); ``sync``: the driver's weights and pool; ``state``: the games as a
+        worker left them (None: fresh from the worker's seed)."""
         torch.set_num_threads(cfg.torch_threads)
         seed = worker_seed(cfg.seed, index)
-        self.network = ActorCritic(**net_kwargs)
-        self.critic = (Critic(CRITIC_INPUT_DIM, cfg.hidden, cfg.layers)
-                       if cfg.critic == "privileged" else None)
-        self.pool = OpponentPool(rules, list(cfg.baselines), net_kwargs, cfg.max_snapshots,
-                                 cfg.pfsp_power)
+        self.network = trainer_type.build_network(cfg, rules)
+        self.critic = trainer_type.build_critic(cfg)
+        self.pool = trainer_type.new_pool(cfg, rules)
         self._load(sync)
-        self.collector = RolloutCollector(
+        self.collector = trainer_type.collector_type(
             cfg, rules, self.network, self.critic, self.pool, cfg.n_envs // cfg.ray_workers,
             seed, np.random.default_rng(seed), torch.Generator().manual_seed(seed),
             pool_seed=lambda rollout_seed: worker_seed(rollout_seed, index))
@@ -93,50 +89,52 @@ class RolloutWorker:
         self.collector.torch_rng.set_state(state["torch_rng"])
 
 
-class RayTrainer(Trainer):
-    """:class:`~agents.train.ppo.Trainer` whose ``collect`` gathers the rollouts of
-    ``cfg.ray_workers`` Ray actors. Ray and the actors start at the first rollout, so
-    building one only checks the settings."""
+class RayRollouts:
+    """A trainer's rollouts gathered from ``cfg.ray_workers`` Ray actors. Ray and the actors
+    start at the first rollout, so building one only checks the settings."""
 
-    def _open_collection(self) -> None:
+    def __init__(self, trainer: Any):
+        self.trainer = trainer
         self.workers: list[Any] = []  # the actors, in worker order
-        self.worker_states: list[dict[str, Any] | None] = [None] * self.cfg.ray_workers
+        self.worker_states: list[dict[str, Any] | None] = [None] * trainer.cfg.ray_workers
         self.replaced = 0  # workers that died and were replaced, in this process
         self._ray: Any = None
         self._owns_ray = False  # Ray was started here, so close() shuts it down
 
-    def collect(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def collect(self, update: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        trainer = self.trainer
         ray = self._start_ray()
-        sync = ray.put({"model": self.network.state_dict(),
-                        "critic": self.critic.state_dict() if self.critic is not None else None,
-                        "pool": self.pool.state_dict()})
+        sync = ray.put({"model": trainer.network.state_dict(),
+                        "critic": (trainer.critic.state_dict() if trainer.critic is not None
+                                   else None),
+                        "pool": trainer.pool.state_dict()})
         if not self.workers:
-            self.workers = [self._new_worker(i, sync) for i in range(self.cfg.ray_workers)]
-        calls = [worker.collect.remote(sync, self.update) for worker in self.workers]
-        parts = [self._gather(i, call, sync) for i, call in enumerate(calls)]
+            self.workers = [self._new_worker(i, sync) for i in range(len(self.worker_states))]
+        calls = [worker.collect.remote(sync, update) for worker in self.workers]
+        parts = [self._gather(i, call, sync, update) for i, call in enumerate(calls)]
         self.worker_states = [_copied(state) for _, _, state in parts]
         buf = {key: np.concatenate([part[0][key] for part in parts], axis=1)
                for key in parts[0][0]}
         stats = merge_stats([part[1] for part in parts])
         for opponent, learner_return in stats["pool_results"]:
-            self.pool.record(opponent, learner_return)
-        self.global_step += self.batch_steps
+            trainer.pool.record(opponent, learner_return)
         return buf, stats
 
     def _start_ray(self) -> Any:
         if self._ray is None:
             ray = import_ray()
             self._owns_ray = not ray.is_initialized()
-            self._ray = init_ray(self.cfg.ray_address)
+            self._ray = init_ray(self.trainer.cfg.ray_address)
             self._actor = ray.remote(RolloutWorker).options(
-                num_cpus=cpus_per_worker(self.cfg.ray_workers))
+                num_cpus=cpus_per_worker(len(self.worker_states)))
         return self._ray
 
     def _new_worker(self, index: int, sync: Any) -> Any:
-        return self._actor.remote(self.cfg, self.rules, self.net_kwargs, index, sync,
+        trainer = self.trainer
+        return self._actor.remote(type(trainer), trainer.cfg, trainer.rules, index, sync,
                                   self.worker_states[index])
 
-    def _gather(self, index: int, call: Any, sync: Any) -> tuple:
+    def _gather(self, index: int, call: Any, sync: Any, update: int) -> tuple:
         """Worker ``index``'s rollout; a worker that died is replaced (its seed, its state
         at the start of this update) and plays the rollout again."""
         ray = self._ray
@@ -146,14 +144,14 @@ class RayTrainer(Trainer):
             except ray.exceptions.RayActorError as error:
                 if restarts == MAX_RESTARTS:
                     raise RuntimeError(f"Ray worker {index} died {restarts + 1} times in "
-                                       f"update {self.update + 1}; the run stops "
+                                       f"update {update + 1}; the run stops "
                                        f"({type(error).__name__}: {error})") from None
-                warnings.warn(f"Ray worker {index} died in update {self.update + 1} "
+                warnings.warn(f"Ray worker {index} died in update {update + 1} "
                               f"({type(error).__name__}); a new worker with its seed and "
                               "state plays its share again", stacklevel=2)
                 self.replaced += 1
                 self.workers[index] = self._new_worker(index, sync)
-                call = self.workers[index].collect.remote(sync, self.update)
+                call = self.workers[index].collect.remote(sync, update)
         raise AssertionError("unreachable")
 
     @property
@@ -173,17 +171,17 @@ class RayTrainer(Trainer):
             self._ray.shutdown()
         self._ray = None
 
-    def _collection_state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:
         return {"arrays": {}, "ray_workers": [
             None if state is None else {**state, "arrays": to_tensors(state["arrays"])}
             for state in self.worker_states]}
 
-    def _restore_collection(self, payload: dict[str, Any]) -> None:
+    def restore(self, payload: dict[str, Any]) -> None:
         states = payload.get("ray_workers")
-        if not isinstance(states, list) or len(states) != self.cfg.ray_workers:
+        if not isinstance(states, list) or len(states) != len(self.worker_states):
             found = len(states) if isinstance(states, list) else "no"
             raise CheckpointError(f"the checkpoint holds {found} Ray workers' states; the run "
-                                  f"has ray_workers={self.cfg.ray_workers}")
+                                  f"has ray_workers={len(self.worker_states)}")
         self.worker_states = [None if state is None else
                               {**state, "arrays": to_arrays(state["arrays"])}
                               for state in states]
@@ -195,7 +193,7 @@ def merge_stats(parts: list[dict[str, Any]]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for key, value in parts[0].items():
         values = [part[key] for part in parts]
-        if key == "yaku_names":
+        if isinstance(value, tuple):  # names, the same in every worker
             merged[key] = value
         elif isinstance(value, list):
             merged[key] = [item for part in values for item in part]

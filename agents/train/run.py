@@ -1,5 +1,6 @@
-"""A training run: its folder claimed or reopened, the PPO loop of :mod:`agents.train.ppo` run
-in it, and Ctrl-C turned into a message that says how to continue."""
+"""A training run of either game: its folder claimed or reopened, the PPO loop of
+:mod:`agents.train.ppo` run in it with the game's trainer, and Ctrl-C turned into a message
+that says how to continue."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from agents.train.config import (
     PLACEMENT_KEYS,
     RESUMABLE_KEYS,
     ConfigError,
-    PPOConfig,
+    TrainingConfig,
     claim_run_dir,
     resume_config,
 )
-from agents.train.ppo import Trainer, make_env, run_updates
+from agents.train.hanaawase import HanaawaseTrainer
+from agents.train.koikoi import KoiKoiTrainer
+from agents.train.ppo import Trainer, run_updates
 from hanafuda_env.common.files import atomic_write_json, atomic_write_text
 
 
@@ -39,13 +42,22 @@ class TrainingInterrupted(Exception):
         return self.template.replace("{resume}", resume(str(self.run_dir)))
 
 
-def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path | None = None,
-          stop_after: int | None = None) -> dict[str, Any]:
-    """Run (or continue) a training run; returns the last logged metrics.
+TRAINERS: dict[str, type[Trainer]] = {"koikoi": KoiKoiTrainer, "hanaawase": HanaawaseTrainer}
+
+
+def make_trainer(cfg: TrainingConfig, run_dir: str | Path, resuming: bool = False) -> Trainer:
+    """The trainer of the config's game (its rollouts on Ray actors with ``ray_workers``)."""
+    return TRAINERS[cfg.game](cfg, run_dir, resuming)
+
+
+def train(cfg: TrainingConfig | None, run_dir: str | Path | None = None,
+          resume: str | Path | None = None, stop_after: int | None = None) -> dict[str, Any]:
+    """Run (or continue) a training run of either game; returns the last logged metrics.
 
     ``stop_after`` ends this call after that many updates (saving a checkpoint), as an
-    interruption would; ``resume`` then continues exactly where it stopped. Ctrl-C raises
-    :class:`TrainingInterrupted`, whose message names the command that continues the run.
+    interruption would; ``resume`` then continues exactly where it stopped (``cfg``: None,
+    or a config whose resumable keys change). Ctrl-C raises :class:`TrainingInterrupted`,
+    whose message names the command that continues the run.
     """
     from tqdm import tqdm
 
@@ -68,7 +80,7 @@ def train(cfg: PPOConfig, run_dir: str | Path | None = None, resume: str | Path 
         if not trainer.warm_started:
             from agents.train.warm_start import warm_start
 
-            warm_start(trainer, make_env(cfg, trainer.rules, cfg.seed + 1), writer, tqdm)
+            warm_start(trainer, writer, tqdm)
         last_update = trainer.n_updates if stop_after is None else min(
             trainer.n_updates, trainer.update + stop_after)
         metrics = run_updates(trainer, writer, last_update)
@@ -155,8 +167,8 @@ def remove_stale_temporaries(run_dir: Path) -> list[Path]:
     return removed
 
 
-def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | None,
-              opened: list[Path]) -> tuple[Trainer, Path, Any]:
+def _open_run(cfg: TrainingConfig | None, run_dir: str | Path | None,
+              resume: str | Path | None, opened: list[Path]) -> tuple[Trainer, Path, Any]:
     """The trainer of a new run (its folder claimed) or of a resumed one (restored), the
     run's resolved config written and its TensorBoard writer opened."""
     from torch.utils.tensorboard import SummaryWriter
@@ -171,22 +183,22 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
         latest = run_dir / "checkpoints" / "latest.pt"
         payload = load_checkpoint(latest) if latest.exists() else None
         # The run's saved config governs; from ``cfg`` only the keys a resume may change.
-        cfg = resume_config(run_dir, {k: v for k, v in dataclasses.asdict(cfg).items()
-                                      if k in RESUMABLE_KEYS + PLACEMENT_KEYS}, payload)
+        changes = {} if cfg is None else {k: v for k, v in dataclasses.asdict(cfg).items()
+                                          if k in RESUMABLE_KEYS + PLACEMENT_KEYS}
+        cfg = resume_config(run_dir, changes, payload)
         restart = payload is None
-        trainer = _trainer_type(cfg)(cfg, run_dir, resuming=not restart)
+        trainer = make_trainer(cfg, run_dir, resuming=not restart)
         if not restart:
             restore_trainer(trainer, payload, latest)
         if trainer.update >= trainer.n_updates:
             raise ConfigError(f"run {str(run_dir)!r} is already complete ({trainer.global_step} "
                               f"decisions for total_decisions={cfg.total_decisions}); give a "
                               "larger total_decisions=N to train it further")
+    elif cfg is None:
+        raise ConfigError("a new run needs a config (cfg=None only with resume=RUN_DIR)")
     else:
-        trainer = _trainer_type(cfg)(cfg, "")  # a bad setting fails here, before any folder
-    if not trainer.warm_started:  # a bad game record too
-        from agents.train.warm_start import load_records
-
-        load_records(trainer)
+        trainer = make_trainer(cfg, "")  # a bad setting fails here, before any folder
+    trainer.read_inputs()  # a bad game record too
     if resume is None:
         run_dir = claim_run_dir(cfg, run_dir)
         trainer.run_dir = run_dir
@@ -206,15 +218,6 @@ def _open_run(cfg: PPOConfig, run_dir: str | Path | None, resume: str | Path | N
     else:  # a fresh run, or a resume inside the warm start: keep every event
         purge_step = None
     return trainer, run_dir, SummaryWriter(str(run_dir), purge_step=purge_step)
-
-
-def _trainer_type(cfg: PPOConfig) -> type[Trainer]:
-    """The local trainer, or (``ray_workers``) the one whose rollouts run on Ray actors."""
-    if not cfg.ray_workers:
-        return Trainer
-    from agents.train.ray_rollouts import RayTrainer
-
-    return RayTrainer
 
 
 def restore_trainer(trainer: Trainer, payload: dict[str, Any], path: Path) -> None:

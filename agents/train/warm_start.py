@@ -1,4 +1,5 @@
-"""Warm start: teach the network a teacher's moves before self-play begins.
+"""Warm start: teach the network a teacher's moves before self-play begins (either game: the
+game's trainer supplies the teacher's decisions, ``teacher_batches``).
 
 PPO from scratch spends most of a short budget rediscovering what a heuristic already
 knows (take brights, stop with a safe lead). Cloning the teacher first — cross-entropy on its
@@ -7,7 +8,8 @@ games — hands PPO a policy at the teacher's level, and self-play then improves
 privileged critic (``critic: privileged``) is regressed on the same returns from its own
 input, so PPO does not start with an untrained baseline. The teacher is an agent playing
 both seats, or the players of recorded games (``warmstart_records``: behaviour cloning from
-game records, human ones included).
+game records, human ones included). Koi-Koi's teacher games and records are collected here;
+Hana-awase's in :mod:`agents.train.hanaawase`.
 """
 
 from __future__ import annotations
@@ -132,14 +134,6 @@ def collect_record_games(cfg: PPOConfig, rules: RuleSet, with_hidden: bool = Fal
     return data
 
 
-def load_records(trainer: Trainer) -> None:
-    """Read the run's ``warmstart_records`` into ``trainer.record_decisions``, once (a run
-    does it before it makes its folder, so a bad record changes nothing)."""
-    if trainer.record_decisions is None and trainer.cfg.warmstart_records is not None:
-        trainer.record_decisions = collect_record_games(trainer.cfg, trainer.rules,
-                                                        with_hidden=trainer.critic is not None)
-
-
 def record_batches(data: dict[str, np.ndarray], size: int, generator: np.random.Generator
                    ) -> Any:
     """Batches of ``size`` record decisions (all of them if fewer), shuffled anew on each
@@ -188,42 +182,27 @@ def clone_step(network: ActorCritic, optimizer: torch.optim.Optimizer,
     return stats
 
 
-def clone_batch(trainer: Trainer, env: KoiKoiVectorEnv, teacher: AgentLike) -> dict[str, float]:
-    """One warm-start batch: ``trainer``'s batch of teacher decisions on ``env``, learned."""
+def clone(trainer: Trainer, data: dict[str, np.ndarray]) -> dict[str, float]:
+    """One batch of teacher decisions learned with the run's settings."""
     cfg = trainer.cfg
-    data = collect_teacher_games(env, teacher, cfg.n_steps, cfg.reward_scale, gamma=cfg.gamma,
-                                 with_hidden=trainer.critic is not None)
     return clone_step(trainer.network, trainer.optimizer, data, cfg.warmstart_epochs,
                       cfg.n_minibatches, cfg.vf_coef, cfg.max_grad_norm, trainer.torch_rng,
                       critic=trainer.critic)
 
 
-def warm_start(trainer: Trainer, env: KoiKoiVectorEnv, writer: Any,
-               progress: Callable[..., Any]) -> None:
-    """Clone the teacher's play into ``trainer``'s network (and privileged critic) on
-    ``env``, games separate from training's; ``progress`` is a tqdm-like bar factory."""
-    from agents.bots.registry import make_agent
-
+def warm_start(trainer: Trainer, writer: Any, progress: Callable[..., Any]) -> None:
+    """Clone the teacher's play into ``trainer``'s network (and privileged critic), one of
+    its batches (``trainer.teacher_batches``, games apart from training's) after another;
+    ``progress`` is a tqdm-like bar factory."""
     cfg = trainer.cfg
-    load_records(trainer)
-    records = trainer.record_decisions
-    if records is None:
-        teacher = make_agent(cfg.warmstart_teacher, trainer.rules, seed=cfg.seed)
-        env.reset()
-    else:
-        batches = record_batches(records, trainer.batch_steps, np.random.default_rng(cfg.seed))
+    batches = trainer.teacher_batches()
     trainer.optimizer.param_groups[0]["lr"] = cfg.warmstart_learning_rate
     done = 0
     bar = progress(total=cfg.warmstart_decisions, unit="dec", desc="warm start",
                    disable=not cfg.progress_bar, dynamic_ncols=True)
     try:
         while done < cfg.warmstart_decisions:
-            if records is None:
-                stats = clone_batch(trainer, env, teacher)
-            else:
-                stats = clone_step(trainer.network, trainer.optimizer, next(batches),
-                                   cfg.warmstart_epochs, cfg.n_minibatches, cfg.vf_coef,
-                                   cfg.max_grad_norm, trainer.torch_rng, critic=trainer.critic)
+            stats = clone(trainer, next(batches))
             done += trainer.batch_steps
             for key, value in stats.items():
                 writer.add_scalar(key, value, done)

@@ -1,10 +1,12 @@
 """The command lines with Hana-awase: a person plays a round in the terminal against two
-bots, and train.py runs a Hana-awase config."""
+bots, and train.py runs a Hana-awase config as it runs a Koi-Koi one (its folder, its warm
+start's progress, numbered checkpoints, Ctrl-C naming the update to continue from)."""
 
 from __future__ import annotations
 
 import io
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -54,10 +56,52 @@ def test_bad_hanaawase_options_are_named(capsys) -> None:
 
 def test_train_py_runs_a_hanaawase_config(tmp_path: Path, capsys) -> None:
     code = train.main(["--config", "configs/hanaawase.yaml", "--run-dir", str(tmp_path / "r"),
-                       "total_decisions=56", "num_envs=8", "hidden=8", "layers=1",
-                       "warmstart_decisions=0", "eval_every=0", "progress_bar=false"])
+                       "total_decisions=168", "n_envs=8", "hidden=8", "layers=1",
+                       "warmstart_decisions=0", "eval_interval=0", "best_opponent=null",
+                       "progress_bar=false"])
     assert code == 0
     assert (tmp_path / "r" / "checkpoints" / "latest.pt").is_file()
     assert "game: hanaawase" in (tmp_path / "r" / "config.yaml").read_text()
-    assert train.main(["--config", "configs/hanaawase.yaml", "n_envs=3"]) == 2
+    assert train.main(["--config", "configs/hanaawase.yaml", "num_envs=3"]) == 2
+    assert "config key 'num_envs' is now 'n_envs'" in capsys.readouterr().err
+    assert train.main(["--config", "configs/hanaawase.yaml", "n_env=3"]) == 2
     assert "unknown config key" in capsys.readouterr().err
+
+
+def test_a_hanaawase_run_reports_as_a_koikoi_run_does(tmp_path: Path, capsys,
+                                                      monkeypatch) -> None:
+    """The run says its folder, shows its warm start's progress, keeps numbered checkpoints,
+    and Ctrl-C (SIGINT, sent as the third rollout starts) names the update it continues
+    from; the resumed run finishes."""
+    from agents.train.hanaawase import HanaawaseTrainer
+
+    run = tmp_path / "run"
+    real_collect, calls = HanaawaseTrainer.collect, []
+
+    def collect_then_ctrl_c(self: HanaawaseTrainer):
+        calls.append(1)
+        if len(calls) == 3:
+            signal.raise_signal(signal.SIGINT)
+        return real_collect(self)
+
+    monkeypatch.setattr(HanaawaseTrainer, "collect", collect_then_ctrl_c)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    try:
+        code = train.main(["--config", "configs/hanaawase.yaml", "--run-dir", str(run),
+                           "total_decisions=672", "n_envs=8", "hidden=8", "layers=1",
+                           "warmstart_decisions=200", "eval_interval=0",
+                           "best_opponent=null", "checkpoint_interval=1"])
+    finally:
+        signal.signal(signal.SIGINT, before)
+    out, err = capsys.readouterr()
+    assert code == 130 and len(calls) == 3
+    assert f"run folder: {run}" in out
+    assert "warm start" in err and "accuracy=" in err
+    assert f"--resume {run} continues from the last checkpoint (update 2 of 4" in err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in (run / "checkpoints").glob("update_*.pt")) == [
+        "update_000001.pt", "update_000002.pt"]
+    monkeypatch.undo()
+    assert train.main(["--resume", str(run), "progress_bar=false"]) == 0
+    assert sorted(p.name for p in (run / "checkpoints").glob("update_*.pt")) == [
+        "update_000002.pt", "update_000003.pt", "update_000004.pt"]

@@ -114,7 +114,7 @@ def test_resume_refuses_finished_runs_foreign_folders_and_policy_files(tmp_path,
 
 def test_ctrl_c_names_the_resume_command_and_resume_finishes_the_same_run(
         tmp_path, capsys, monkeypatch) -> None:
-    from agents.train.ppo import Trainer
+    from agents.train.koikoi import KoiKoiTrainer as Trainer
 
     args = ["--config", str(SMOKE), "total_decisions=4096", "eval_interval=0",
             "checkpoint_interval=1"]
@@ -171,7 +171,7 @@ def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
     args = ["--config", str(SMOKE), "total_decisions=2048", "eval_interval=0",
             "warmstart_decisions=3072"]
     assert train.main([*args, "--run-dir", str(tmp_path / "straight")]) == 0
-    real_clone, calls = agents.train.warm_start.clone_batch, []
+    real_clone, calls = agents.train.warm_start.clone, []
 
     def clone_then_ctrl_c(*a, **k):
         calls.append(1)
@@ -179,7 +179,7 @@ def test_a_run_stopped_in_its_warm_start_starts_over_on_resume(tmp_path, capsys,
             raise KeyboardInterrupt
         return real_clone(*a, **k)
 
-    monkeypatch.setattr(agents.train.warm_start, "clone_batch", clone_then_ctrl_c)
+    monkeypatch.setattr(agents.train.warm_start, "clone", clone_then_ctrl_c)
     run_dir = tmp_path / "split"
     assert train.main([*args, "--run-dir", str(run_dir)]) == 130
     assert f"--resume {run_dir} starts it over" in capsys.readouterr().err
@@ -231,7 +231,7 @@ def test_ctrl_c_while_a_run_is_being_opened(tmp_path, capsys, monkeypatch) -> No
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(ppo_run, "Trainer", interrupted)
+    monkeypatch.setattr(ppo_run, "make_trainer", interrupted)
     assert train.main(["--config", str(SMOKE), "--run-dir", str(tmp_path / "early")]) == 130
     assert "nothing to resume" in capsys.readouterr().err
     assert not (tmp_path / "early").exists()

@@ -1,6 +1,8 @@
-"""The Hana-awase trainer: a short run writes its events and checkpoints, resumes where it
-stopped to the same result as an unbroken run, refuses bad config keys by name, and its
-advantages follow GAE over the learner's own decisions."""
+"""The Hana-awase trainer (the PPO core with Hana-awase's rollouts): a short run writes its
+events and numbered checkpoints and resumes where it stopped to the same result as an unbroken
+run; bad config keys are refused by name (an older trainer's key names the one that replaced
+it); only the learner's decisions are trained on; and advantages are GAE over each seat's own
+decisions of whole rounds, a round's score credited to the seat's last decision in it."""
 
 from __future__ import annotations
 
@@ -11,14 +13,16 @@ import pytest
 import torch
 
 from agents.bots.registry import make_hanaawase_agent
-from agents.train.config import ConfigError
-from agents.train.hanaawase_ppo import HanaawaseConfig, HanaawaseTrainer
-from agents.train.hanaawase_run import train_hanaawase
+from agents.train.config import RENAMED, ConfigError, HanaawaseConfig, PPOConfig, resume_config
+from agents.train.hanaawase import HanaawaseTrainer, advantages
+from agents.train.pool import SELF
+from agents.train.run import train
 from hanafuda_env.hanaawase.core import HanaawaseCore
 
-TINY = dict(num_envs=8, total_decisions=8 * 7 * 4, hidden=16, layers=1, eval_every=2,
-            eval_decks=2, checkpoint_every=1, snapshot_every=1, progress_bar=False,
-            opponents=["self", "past", "greedy"], warmstart_decisions=60)
+TURNS = 8 * 3 * 7  # decisions of one update: 8 tables, 3 players, 7 cards each
+TINY = dict(n_envs=8, total_decisions=TURNS * 4, hidden=16, layers=1, eval_interval=2,
+            eval_matches=6, best_opponent="expert", checkpoint_interval=1, snapshot_interval=1, progress_bar=False,
+            baselines=["greedy"], self_play_fraction=0.3, warmstart_decisions=TURNS)
 
 
 def weights(run: Path, name: str = "latest.pt") -> list[torch.Tensor]:
@@ -27,51 +31,79 @@ def weights(run: Path, name: str = "latest.pt") -> list[torch.Tensor]:
 
 
 def test_a_short_run_logs_checkpoints_and_resumes_to_the_same_weights(tmp_path: Path) -> None:
-    whole = train_hanaawase(HanaawaseConfig(**TINY), run_dir=tmp_path / "whole")
+    whole = train(HanaawaseConfig(**TINY), run_dir=tmp_path / "whole")
     assert whole["charts/SPS"] > 0 and "losses/approx_kl" in whole
-    assert "eval/mean_score_vs_expert" in whole
+    assert {"eval/win_rate_vs_expert", "eval/points_per_round_vs_expert"} <= set(whole)
     run = Path(whole["run_dir"])
     assert list(run.glob("events.out.tfevents.*")) and (run / "checkpoints/best.pt").is_file()
-    best = make_hanaawase_agent(str(run / "checkpoints/best.pt"), {"num_players": 3})
-    core = HanaawaseCore(4, num_players=3, seed=0)
-    mask = core.legal_action_mask()
-    assert mask[np.arange(4), best.act(core.observe(), mask)].all()
-    train_hanaawase(HanaawaseConfig(**TINY), run_dir=tmp_path / "split", stop_after=2)
-    resumed = train_hanaawase(None, resume=tmp_path / "split")
+    assert sorted(p.name for p in (run / "checkpoints").glob("update_*.pt")) == [
+        "update_000002.pt", "update_000003.pt", "update_000004.pt"]
+    for name in ("best.pt", "latest.pt"):  # every checkpoint plays as a bot
+        bot = make_hanaawase_agent(str(run / "checkpoints" / name), {"num_players": 3})
+        core = HanaawaseCore(4, num_players=3, seed=0)
+        mask = core.legal_action_mask()
+        assert mask[np.arange(4), bot.act(core.observe(), mask)].all()
+    train(HanaawaseConfig(**TINY), run_dir=tmp_path / "split", stop_after=2)
+    resumed = train(None, resume=tmp_path / "split")
     assert resumed["run_dir"] == str(tmp_path / "split")
     for a, b in zip(weights(run), weights(tmp_path / "split")):
         assert torch.equal(a, b), "an interrupted and resumed run ends as an unbroken one"
     with pytest.raises(ConfigError, match="already complete"):
-        train_hanaawase(None, resume=tmp_path / "split")
+        train(None, resume=tmp_path / "split")
     with pytest.raises(ConfigError, match="only total_decisions, progress_bar may change"):
-        train_hanaawase(None, resume=tmp_path / "split", changes={"num_envs": 4})
+        resume_config(tmp_path / "split", {"n_envs": 4})
 
 
 def test_bad_config_keys_and_values_are_named() -> None:
-    with pytest.raises(ConfigError, match="unknown config key.*'n_envs'.*allowed keys: game"):
-        HanaawaseConfig.from_dict({"game": "hanaawase", "n_envs": 4})
-    with pytest.raises(ConfigError, match="opponents"):
-        HanaawaseConfig(opponents=["expret"])
-    with pytest.raises(ConfigError, match="num_envs"):
-        HanaawaseConfig(num_envs=0)
+    with pytest.raises(ConfigError, match="unknown config key.*'n_env'.*allowed keys:.*n_envs"):
+        HanaawaseConfig.from_dict({"game": "hanaawase", "n_env": 4})
+    for old, new in RENAMED.items():  # the keys of the older Hana-awase trainer
+        for config in (HanaawaseConfig, PPOConfig):
+            with pytest.raises(ConfigError, match=f"config key '{old}' is now '{new}'"):
+                config.from_dict({old: 4})
+    with pytest.raises(ConfigError, match="baselines: 'expret' is neither a baseline"):
+        HanaawaseConfig(baselines=["expret"])
+    with pytest.raises(ConfigError, match="'self' is neither.*self_play_fraction"):
+        HanaawaseConfig(baselines=["self"])
+    with pytest.raises(ConfigError, match="n_envs"):
+        HanaawaseConfig(n_envs=0)
+    with pytest.raises(ConfigError, match="rounds_per_update"):
+        HanaawaseConfig(rounds_per_update=0)
     with pytest.raises(Exception, match="unknown Hana-awase option 'fukee'"):
         HanaawaseConfig(rules={"fukee": True})
 
 
-def test_advantages_are_gae_over_each_games_learner_decisions() -> None:
-    trainer = HanaawaseTrainer(HanaawaseConfig(**{**TINY, "num_envs": 2}))
-    lam = trainer.cfg.gae_lambda
-    batch = {"game": np.array([0, 1, 0, 1, 0]), "value": np.array([0.1, 0.2, 0.3, 0.4, 0.5],
-                                                                   dtype=np.float32),
-             "reward": np.array([0, 0, 0, 1.0, 2.0], dtype=np.float32),
-             "end": np.array([False, False, False, True, True])}
-    adv, ret = trainer._gae(batch)
-    # game 0: decisions 0, 2, 4 (round ends at 4 with reward 2)
-    d4 = 2.0 - 0.5
-    d2 = 0.0 + 0.5 - 0.3
-    d0 = 0.0 + 0.3 - 0.1
-    assert adv[4] == pytest.approx(d4)
-    assert adv[2] == pytest.approx(d2 + lam * d4)
-    assert adv[0] == pytest.approx(d0 + lam * (d2 + lam * d4))
-    assert adv[3] == pytest.approx(1.0 - 0.4)
-    assert ret == pytest.approx(adv + batch["value"])
+def test_only_the_learners_decisions_are_trained_on(tmp_path: Path) -> None:
+    """At a pool table only the learner's seat trains, at a self-play table every seat; a
+    table that has played its round waits without a decision; returns are advantage plus
+    value."""
+    trainer = HanaawaseTrainer(HanaawaseConfig(**{**TINY, "self_play_fraction": 0.5}), tmp_path)
+    seating = trainer.rollouts.collector.seating
+    learner_seat, opponent = seating.learner_seat.copy(), seating.opponent.copy()
+    buf, stats = trainer.collect()
+    seat = buf["seat"]
+    expected = (seat >= 0) & ((opponent == SELF) | (seat == learner_seat))
+    assert buf["train"].tolist() == expected.tolist()
+    assert (opponent == SELF).any() and (opponent != SELF).any()
+    assert (buf["done"].sum(axis=0) == 1).all(), "one whole round per table"
+    assert (seat[-1] == -1).any(), "a table that finished first waits for the others"
+    np.testing.assert_allclose(buf["return"] - buf["value"], buf["advantage"], atol=1e-6)
+    assert stats["learner_rounds"] == int(np.where(opponent == SELF, 3, 1).sum())
+
+
+def test_advantages_are_gae_over_each_seats_decisions_of_whole_rounds() -> None:
+    """Table 0: seats 0, 1, 0, 2 move and the round ends, paying (2, -1, -1): seat 0's score
+    goes to its last decision (step 2), not to seat 2's. Table 1 ends at step 1 and waits."""
+    lam = 0.9
+    seat = np.array([[0, 0], [1, 1], [0, -1], [2, -1]])
+    reward = np.zeros((4, 2, 3), dtype=np.float32)
+    reward[3, 0], reward[1, 1] = (2.0, -1.0, -1.0), (1.0, 0.5, -1.5)
+    done = np.zeros((4, 2), dtype=bool)
+    done[3, 0] = done[1, 1] = True
+    values = np.array([[0.1, 0.2], [9.0, 9.0], [0.3, 0.0], [9.0, 0.0]], dtype=np.float32)
+    adv = advantages({"reward": reward, "done": done, "seat": seat}, values, 1.0, lam)
+    assert adv[2, 0] == pytest.approx(2.0 - 0.3)
+    assert adv[0, 0] == pytest.approx((0.3 - 0.1) + lam * (2.0 - 0.3))
+    assert adv[1, 0] == pytest.approx(-1.0 - 9.0) and adv[3, 0] == pytest.approx(-1.0 - 9.0)
+    assert adv[0, 1] == pytest.approx(1.0 - 0.2) and adv[1, 1] == pytest.approx(0.5 - 9.0)
+    assert adv[2, 1] == adv[3, 1] == 0.0, "no decision, no advantage"

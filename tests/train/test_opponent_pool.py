@@ -14,11 +14,12 @@ import torch
 
 from agents.bots.network import ActorCritic
 from agents.train.config import PPOConfig
-from agents.train.pool import ELO_K, ELO_START, OpponentPool
-from agents.train.ppo import SELF, Trainer
+from agents.train.koikoi import KoiKoiTrainer
+from agents.train.pool import ELO_K, ELO_START, SELF, OpponentPool
 from hanafuda_env.koikoi.rules import NINTENDO
 
 KWARGS = {"hidden": 8, "layers": 1}
+POLICY = {"network": KWARGS}  # what a snapshot's checkpoint holds besides its weights
 
 
 def network(seed: int) -> ActorCritic:
@@ -35,7 +36,7 @@ def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
 
 # ------------------------------------------------------------------ reused slots
 def test_a_reused_slot_plays_the_new_snapshot() -> None:
-    pool = OpponentPool(NINTENDO, ["random"], KWARGS, max_snapshots=1)
+    pool = OpponentPool(NINTENDO, ["random"], POLICY, max_snapshots=1)
     first, second = network(1), network(2)
     assert not same_weights(first, second)
     pool.add_snapshot(first, 100)
@@ -51,7 +52,7 @@ def test_a_reused_slot_plays_the_new_snapshot() -> None:
 def test_a_slot_still_in_use_keeps_its_agent_until_freed() -> None:
     """While a game plays the retired @100, the new snapshot takes a new slot and slot 1
     keeps its agent; the next snapshot reuses slot 1 and brings its own."""
-    pool = OpponentPool(NINTENDO, ["random"], KWARGS, max_snapshots=1)
+    pool = OpponentPool(NINTENDO, ["random"], POLICY, max_snapshots=1)
     pool.add_snapshot(network(1), 100)
     old = pool.agent(1)
     pool.add_snapshot(network(2), 200, in_use=[1])
@@ -65,8 +66,7 @@ def test_a_slot_still_in_use_keeps_its_agent_until_freed() -> None:
 # ---------------------------------------------------------------------- results
 def _pool(*scores: float) -> OpponentPool:
     """A pool of baselines (never built here) with the learner's given scores."""
-    pool = OpponentPool(NINTENDO, ["random", "greedy", "expert"][:len(scores)],
-                        {"hidden": 8, "layers": 1})
+    pool = OpponentPool(NINTENDO, ["random", "greedy", "expert"][:len(scores)], POLICY)
     for entry, score in zip(pool.entries, scores):
         entry.score = score
     return pool
@@ -118,7 +118,7 @@ def test_the_pool_is_credited_with_the_learners_episode_return(tmp_path: Path) -
                                "warmstart_decisions": 0, "eval_interval": 0,
                                "baselines": ["random", "greedy"], "self_play_fraction": 0.25,
                                "progress_bar": False})
-    trainer = Trainer(cfg, tmp_path)
+    trainer = KoiKoiTrainer(cfg, tmp_path)
     recorded: list[tuple[int, float]] = []
     expected: list[tuple[int, float]] = []
     paid = np.zeros((cfg.n_envs, 2))
@@ -153,8 +153,7 @@ def test_a_replaced_snapshot_finishes_its_games_and_is_credited_with_them() -> N
     from agents.train.pool import OpponentPool
     from hanafuda_env.koikoi.rules import NINTENDO
 
-    pool = OpponentPool(NINTENDO, ["random", "greedy"], {"hidden": 8, "layers": 1},
-                        max_snapshots=2)
+    pool = OpponentPool(NINTENDO, ["random", "greedy"], POLICY, max_snapshots=2)
     net = ActorCritic(hidden=8, layers=1)
     pool.add_snapshot(net, 100)
     pool.add_snapshot(net, 200)
@@ -172,6 +171,6 @@ def test_a_replaced_snapshot_finishes_its_games_and_is_credited_with_them() -> N
                                                   "snapshot@300"]
     assert pool.entries[3].retired and not pool.entries[2].retired
     state = pool.state_dict()
-    again = OpponentPool(NINTENDO, [], {"hidden": 8, "layers": 1}, max_snapshots=2)
+    again = OpponentPool(NINTENDO, [], POLICY, max_snapshots=2)
     again.load_state_dict(state)
     assert [e.retired for e in again.entries] == [e.retired for e in pool.entries]

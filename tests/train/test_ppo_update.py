@@ -14,10 +14,12 @@ import pytest
 import torch
 
 from agents.bots.policy import load_checkpoint, save_checkpoint
-from agents.train import ppo
+from agents.train import koikoi
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.critic import critic_input
-from agents.train.ppo import SELF, Trainer, masked_entropy, minibatches
+from agents.train.koikoi import KoiKoiTrainer as Trainer
+from agents.train.pool import SELF
+from agents.train.ppo import masked_entropy, minibatches
 from hanafuda_env.koikoi.observation import OBS_DIM
 
 GAMMA, LAM = 0.9, 0.8
@@ -38,7 +40,7 @@ def _spied_rollout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     learner seats and opponents as they were when the step's actions were chosen."""
     trainer = Trainer(_config(critic=critic), tmp_path)
     gae_calls: list[tuple] = []
-    real_gae, env_step = ppo.compute_gae, trainer.env.step
+    real_gae, env_step = koikoi.compute_gae, trainer.env.step
 
     def gae_spy(*args: Any, **kwargs: Any):
         gae_calls.append(args)
@@ -50,7 +52,7 @@ def _spied_rollout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         before.append((trainer.learner_seat.copy(), trainer.opponent.copy()))
         return env_step(action)
 
-    monkeypatch.setattr(ppo, "compute_gae", gae_spy)
+    monkeypatch.setattr(koikoi, "compute_gae", gae_spy)
     trainer.env.step = step_spy
     buf, _ = trainer.collect()
     assert len(gae_calls) == 1
@@ -192,8 +194,6 @@ def test_the_entropy_bonus_raises_the_policys_entropy(tmp_path: Path) -> None:
 def test_round_statistics_credit_rounds_dealt_after_an_episode_to_its_new_seats(tmp_path):
     """A hand yaku dealt right after an episode ends belongs to the next episode: the trainer's
     logged round statistics read it with the seats it draws for that episode."""
-    from agents.train.ppo import SELF, Trainer
-
     cfg = PPOConfig.from_dict({"n_envs": 64, "n_steps": 48, "hidden": 16, "rules": {"rounds": 1},
                                "episode": "match", "warmstart_decisions": 0, "eval_interval": 0,
                                "self_play_fraction": 0.0, "baselines": ["random"]})
@@ -225,8 +225,6 @@ def test_round_statistics_credit_rounds_dealt_after_an_episode_to_its_new_seats(
 def test_rewards_waiting_for_a_decision_are_kept_in_the_run_state(tmp_path) -> None:
     """Rewards waiting for a seat's first decision survive a checkpoint, amounts and the
     seats still undecided both."""
-    from agents.train.ppo import Trainer
-
     cfg = PPOConfig.from_dict({"n_envs": 4, "n_steps": 8, "n_minibatches": 2, "hidden": 16,
                                "warmstart_decisions": 0, "eval_interval": 0})
     trainer = Trainer(cfg, tmp_path)

@@ -49,22 +49,22 @@ def test_a_ray_run_logs_checkpoints_and_resumes_to_the_same_run(local_ray, tmp_p
 
 
 def _three_updates(cfg: PPOConfig, run_dir: Path, kill_before: int | None = None) -> list:
-    """Three rollouts and updates of a RayTrainer; worker 1 is killed before rollout
-    ``kill_before``."""
-    from agents.train.ray_rollouts import RayTrainer
+    """Three rollouts and updates of a trainer on Ray workers; worker 1 is killed before
+    rollout ``kill_before``."""
+    from agents.train.run import make_trainer
 
-    trainer = RayTrainer(cfg, run_dir)
+    trainer = make_trainer(cfg, run_dir)
     steps = []
     try:
         for update in range(3):
             if update == kill_before:
-                local_ray_module().kill(trainer.workers[1])
+                local_ray_module().kill(trainer.rollouts.workers[1])
                 with pytest.warns(UserWarning, match="worker 1 died in update 2"):
                     buf, stats = trainer.collect()
             else:
                 buf, stats = trainer.collect()
             steps.append((buf, trainer.learn(buf), trainer.pool.state_dict()))
-        assert trainer.replaced == (kill_before is not None)
+        assert trainer.rollouts.replaced == (kill_before is not None)
     finally:
         trainer.close()
     return steps
@@ -107,7 +107,7 @@ def test_ray_settings_are_checked_before_anything_runs() -> None:
 
 def test_the_default_paths_never_import_ray() -> None:
     code = ("import sys, evaluate, train, agents.train.run, agents.analysis.koikoi_value\n"
-            "from agents.train.ppo import Trainer\n"
+            "from agents.train.koikoi import KoiKoiTrainer as Trainer\n"
             "from agents.train.config import PPOConfig\n"
             "Trainer(PPOConfig(n_envs=4, n_steps=2, n_minibatches=1, hidden=8, layers=1, "
             "progress_bar=False), '').collect()\n"

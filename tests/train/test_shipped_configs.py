@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.train.config import PPOConfig
+from agents.train.config import HanaawaseConfig, PPOConfig
 from agents.train.expert_iteration import ExItConfig
-from agents.train.hanaawase_ppo import HanaawaseConfig
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
 

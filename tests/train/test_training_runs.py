@@ -81,7 +81,7 @@ def test_init_checkpoint_starts_from_its_weights_and_must_fit(tmp_path) -> None:
     start = tmp_path / "first" / "checkpoints" / "latest.pt"
     cfg = PPOConfig.from_dict({**base, "init_checkpoint": str(start), "warmstart_decisions": 512,
                                "critic": "privileged"})
-    from agents.train.ppo import Trainer
+    from agents.train.koikoi import KoiKoiTrainer as Trainer
 
     trainer = Trainer(cfg, tmp_path / "second")
     assert trainer.warm_started  # the checkpoint replaces the warm start

@@ -122,7 +122,7 @@ class _Writer:
 def test_warm_start_hands_back_the_training_learning_rate(tmp_path: Path) -> None:
     """The warm start trains at warmstart_learning_rate, then restores learning_rate (a run
     without annealing would otherwise train at the warm start's rate)."""
-    from agents.train.ppo import Trainer
+    from agents.train.koikoi import KoiKoiTrainer
 
     cfg = PPOConfig.from_dict({"n_envs": 2, "n_steps": 8, "n_minibatches": 2, "hidden": 16,
                                "layers": 1, "warmstart_decisions": 16,
@@ -130,8 +130,8 @@ def test_warm_start_hands_back_the_training_learning_rate(tmp_path: Path) -> Non
                                "learning_rate": 1e-4, "anneal_lr": False,
                                "eval_interval": 0, "baselines": ["random"],
                                "progress_bar": False})
-    trainer = Trainer(cfg, tmp_path)
+    trainer = KoiKoiTrainer(cfg, tmp_path)
     writer = _Writer()
-    warm_start(trainer, KoiKoiVectorEnv(2, seed=3), writer, lambda **_kw: _Bar())
+    warm_start(trainer, writer, lambda **_kw: _Bar())
     assert trainer.warm_started and writer.scalars
     assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(1e-4)

@@ -15,7 +15,6 @@ from agents.bots.policy import PolicyAgent
 from agents.eval import play_matches
 from agents.train.config import ConfigError, PPOConfig
 from agents.train.warm_start import collect_record_games, warm_start
-from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 from hanafuda_env.koikoi.game import KoiKoiGame
 from hanafuda_env.koikoi.observation import encode_game
 from hanafuda_env.koikoi.records import read_record, replay, write_record
@@ -70,18 +69,18 @@ def test_every_recorded_decision_is_a_sample_with_its_players_observation(record
 
 
 def test_the_warm_start_clones_the_records(records) -> None:
-    from agents.train.ppo import Trainer
+    from agents.train.koikoi import KoiKoiTrainer
 
     torch.manual_seed(0)
     cfg = config(records, warmstart_decisions=512, warmstart_epochs=4,
                  warmstart_learning_rate=3e-3)
-    trainer = Trainer(cfg, "")
+    trainer = KoiKoiTrainer(cfg, "")
     data = collect_record_games(cfg, resolve_rules(RULES))
     obs, mask, action = data["obs"][:, 0], data["mask"][:, 0], data["action"][:, 0]
     agent = PolicyAgent(trainer.network)
     before = float((agent.act(obs, mask) == action).mean())
     writer = _Writer()
-    warm_start(trainer, KoiKoiVectorEnv(2, rules=RULES, seed=3), writer, lambda **_kw: _Bar())
+    warm_start(trainer, writer, lambda **_kw: _Bar())
     accuracy = [value for key, value, _ in writer.scalars if key == "imitation/accuracy"]
     assert trainer.warm_started and len(accuracy) == 512 // 16
     assert not np.isnan(accuracy).any()
