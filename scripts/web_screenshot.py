@@ -29,7 +29,8 @@ def main() -> int:
     with ServerThread(WebConfig(bot="random")) as url:
         driver = chromium_driver(1400, 1040)
         try:
-            wait = WebDriverWait(driver, 60, poll_frequency=0.05)
+            # generous: the first game after an edit of the kernels compiles them (Numba)
+            wait = WebDriverWait(driver, 600, poll_frequency=0.05)
             driver.get(url + "?delay=0")
             wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
             driver.find_element(By.ID, "seed").send_keys(str(args.seed))
