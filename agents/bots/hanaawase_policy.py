@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from agents.bots.hanaawase import check_inputs
-from agents.bots.network import ActorCritic
+from agents.bots.network import ActorCritic, actor_critic_shapes, weights_problem
 from agents.bots.policy import (
     MAX_HIDDEN,
     MAX_LAYERS,
@@ -128,6 +128,11 @@ def network_from_payload(payload: dict[str, Any], path: str | Path, num_players:
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
             raise CheckpointError(f"{where}: its network asks for {key}={value!r}; a network "
                                   f"here has {key} from 1 to {high}")
+    shapes = actor_critic_shapes(observation_size(num_players) + HanaawaseFeatures.size,
+                                 hidden, layers, NUM_ACTIONS, prefix="body.")
+    problem = weights_problem(payload["model"], shapes)  # before anything is allocated
+    if problem:
+        raise CheckpointError(f"{where}: {problem}")
     net = network_for(num_players, hidden, layers, card_points)
     try:
         net.load_state_dict(payload["model"])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
@@ -97,6 +100,66 @@ class ActorCritic(nn.Module):
         features = self.trunk(self.features(obs))
         logits = self.policy(features).masked_fill(~mask, MASKED_LOGIT)
         return logits, self.value(features).squeeze(-1)
+
+
+# The most weights a network built from a checkpoint or a config may have (float32: about
+# 200 MB); the default 256 x 2 network has about 0.1 M. Counted from the sizes alone, before
+# anything is allocated.
+MAX_PARAMETERS = 50_000_000
+
+
+def actor_critic_shapes(width: int, hidden: int, layers: int, n_actions: int = NUM_ACTIONS,
+                        prefix: str = "") -> dict[str, tuple[int, ...]]:
+    """The shape of every weight of an :class:`ActorCritic` on a ``width``-wide input
+    (the observation plus any fixed features), by its state-dict name: computed, not built,
+    so a checkpoint's claims are compared with its weights before memory is spent."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for k in range(layers):
+        shapes[f"{prefix}trunk.{2 * k}.weight"] = (hidden, width)
+        shapes[f"{prefix}trunk.{2 * k}.bias"] = (hidden,)
+        width = hidden
+    shapes.update({f"{prefix}policy.weight": (n_actions, hidden), f"{prefix}policy.bias":
+                   (n_actions,), f"{prefix}value.weight": (1, hidden), f"{prefix}value.bias": (1,)})
+    return shapes
+
+
+def parameter_count(shapes: dict[str, tuple[int, ...]]) -> int:
+    return sum(math.prod(shape) for shape in shapes.values())
+
+
+def size_problem(shapes: dict[str, tuple[int, ...]]) -> str | None:
+    """Why a network of these weight shapes is too large to build here, or None."""
+    count = parameter_count(shapes)
+    if count <= MAX_PARAMETERS:
+        return None
+    return (f"a network of {count:,} weights (about {count * 4 / 2**30:.1f} GiB as float32); "
+            f"a network here has at most {MAX_PARAMETERS:,}")
+
+
+def weights_problem(model: Any, shapes: dict[str, tuple[int, ...]]) -> str | None:
+    """Why ``model`` (a checkpoint's state dict) is not a sound set of weights of the shapes
+    given, or None: a size over the cap, a weight missing, unknown or of another shape, a
+    tensor that is not floating point, a NaN or an infinity (named by the tensor)."""
+    too_large = size_problem(shapes)
+    if too_large:
+        return f"its network sizes ask for {too_large}"
+    if not isinstance(model, dict):
+        return f"its weights ('model') are not a dict of tensors, got {type(model).__name__}"
+    missing = [name for name in shapes if name not in model]
+    unknown = [str(name) for name in model if name not in shapes]
+    if missing or unknown:
+        return (f"its weights do not fit the network its sizes name: missing "
+                f"{missing[:4] or 'none'}, unknown {unknown[:4] or 'none'}")
+    for name, shape in shapes.items():
+        tensor = model[name]
+        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
+            return f"weight {name!r} is not a floating-point tensor"
+        if tuple(tensor.shape) != shape:
+            return (f"weight {name!r} has shape {tuple(tensor.shape)}; the network its sizes "
+                    f"name needs {shape}")
+        if not bool(torch.isfinite(tensor).all()):
+            return f"weight {name!r} holds NaN or infinite values: the network cannot play"
+    return None
 
 
 def sample_actions(logits: torch.Tensor, generator: torch.Generator | None = None

@@ -15,7 +15,13 @@ import numpy as np
 import torch
 
 from agents.bots.base import check_inputs
-from agents.bots.network import ActorCritic, sample_actions
+from agents.bots.network import (
+    ActorCritic,
+    CardFeatures,
+    actor_critic_shapes,
+    sample_actions,
+    weights_problem,
+)
 from agents.files import folder_hint
 from hanafuda_env.common.files import atomic_write_bytes
 from hanafuda_env.koikoi.core import NUM_ACTIONS
@@ -106,10 +112,16 @@ def _why_unreadable(path: Path, error: Exception) -> str:
     is not repeated)."""
     if isinstance(error, PermissionError):
         return f"cannot be read: {error.strerror}"
-    if not zipfile.is_zipfile(path):
-        return "is corrupt or not a checkpoint at all (torch.save writes a zip archive)"
     unsafe = re.search(r"(?:Unsupported global: GLOBAL|unsupported GLOBAL) ([\w.]+)",
                        str(error))
+    if not zipfile.is_zipfile(path):
+        if _starts_like_a_pickle(path):
+            what = f" ({unsafe.group(1)})" if unsafe else ""
+            return (f"is a pickle (torch's legacy format or a plain pickle) holding more than "
+                    f"tensors and plain values{what}: an unsafe, unsupported checkpoint "
+                    f"format, as loading it could run code; only zip checkpoints "
+                    f"(torch.save's format) that this project writes are loaded")
+        return "is corrupt or not a checkpoint at all (torch.save writes a zip archive)"
     if unsafe or isinstance(error, pickle.UnpicklingError):
         what = f" ({unsafe.group(1)})" if unsafe else ""
         return (f"is not a safe checkpoint: it holds more than tensors and plain values{what}, "
@@ -117,6 +129,16 @@ def _why_unreadable(path: Path, error: Exception) -> str:
                 "loaded")
     text = str(error).splitlines()[0] if str(error) else ""
     return f"is corrupt or unreadable: {type(error).__name__}: {text}"
+
+
+def _starts_like_a_pickle(path: Path) -> bool:
+    """A pickle of protocol 2 or later (torch's legacy format is one) opens with PROTO."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(2)
+    except OSError:
+        return False
+    return len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5
 
 
 def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
@@ -135,6 +157,15 @@ def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= high:
             raise CheckpointError(f"checkpoint network asks for {key}={value!r}; a network "
                                   f"here has {key} from 0 to {high}")
+    card_features = kwargs.get("card_features", False)
+    if not isinstance(card_features, bool):
+        raise CheckpointError(f"checkpoint network asks for card_features={card_features!r}; "
+                              f"it is true or false")
+    width = OBS_DIM + (CardFeatures.size if card_features else 0)
+    shapes = actor_critic_shapes(width, kwargs.get("hidden", 256), kwargs.get("layers", 2))
+    problem = weights_problem(payload["model"], shapes)  # before anything is allocated
+    if problem:
+        raise CheckpointError(f"checkpoint network {payload.get('network')!r}: {problem}")
     try:
         net = ActorCritic(**payload["network"])
         net.load_state_dict(payload["model"])

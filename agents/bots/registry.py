@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,18 @@ def is_baseline_name(spec: str, game: str = "koikoi") -> bool:
     return spec.strip().lower() in bots_of(game)
 
 
+def agent_spec_text(spec: Any, bots: Sequence[str]) -> str:
+    """``spec`` as the text :func:`make_agent` reads (a path object as its path), or a
+    TypeError naming what a spec may be."""
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent spec is a string: a built-in bot's name ({', '.join(bots)}), "
+                        f"a checkpoint file, NAME:key=value, sb3:PATH or module:name; got "
+                        f"{spec!r} ({type(spec).__name__})")
+    return spec
+
+
 def make_agent(spec: str, rules: Any = None, seed: int | None = None,
                game: str = "koikoi") -> AgentLike:
     """An agent of ``game`` (``koikoi``, or ``hanaawase``: its bots, its checkpoints and
@@ -90,6 +103,7 @@ def make_agent(spec: str, rules: Any = None, seed: int | None = None,
     """
     bots = bots_of(game)
     rules = game_rules(rules, game)
+    spec = agent_spec_text(spec, list(bots))
     name, _, options = spec.partition(":")
     if options and is_baseline_name(name, game) and "=" in options and not os.path.exists(spec):
         return _configured_bot(bots, name.strip().lower(), options, rules, seed)
@@ -169,6 +183,9 @@ def _configured_bot(bots: dict[str, Callable[..., AgentLike]], name: str, option
         if not sep or key not in allowed:
             raise ValueError(f"agent {name!r}: {item.strip()!r} is not key=value with a key of "
                              f"{', '.join(allowed) or '(none)'}")
+        if key in given:
+            raise ValueError(f"agent {name!r}: option {key!r} is given twice ({options.strip()!r}"
+                             f"); give each of {', '.join(allowed)} at most once")
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError:
@@ -181,23 +198,58 @@ def _configured_bot(bots: dict[str, Callable[..., AgentLike]], name: str, option
 
 
 def _imported_agent(spec: str, rules: Any, seed: int | None) -> AgentLike:
-    """``module:name`` of :func:`make_agent`."""
+    """``module:name`` of :func:`make_agent`: the object is checked to be an agent, an agent
+    class or a factory function of the user's own before anything is called."""
     module_name, _, attribute = spec.rpartition(":")
+    top = module_name.partition(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+        raise ValueError(f"agent {spec!r}: {module_name!r} is a standard-library module, and no "
+                         f"agent lives there; give module:name of your own agent class, "
+                         f"instance or factory function")
     try:
         target = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError, ValueError) as error:
         raise ValueError(f"agent {spec!r}: cannot import {attribute!r} from module "
                          f"{module_name!r} ({error})") from None
-    if inspect.isclass(target) or (callable(target) and not hasattr(target, "act")):
-        accepted = inspect.signature(target).parameters
+    if inspect.isclass(target) or inspect.isfunction(target):
+        accepted = _factory_parameters(spec, target)
         given = {key: value for key, value in (("rules", rules), ("seed", seed))
                  if key in accepted}
         target = target(**given)
+    elif callable(target) and not callable(getattr(target, "act", None)):
+        raise ValueError(f"agent {spec!r} is no agent: a {type(target).__name__} that is "
+                         f"neither an agent class nor a factory function (Python functions "
+                         f"taking only rules= and seed= are called; nothing else is)")
     if not callable(getattr(target, "act", None)):
         raise ValueError(f"agent {spec!r} is no agent: it needs act(obs, mask) -> actions")
     if not hasattr(target, "name"):
         target.name = attribute
     return target
+
+
+def _factory_parameters(spec: str, target: Any) -> list[str]:
+    """The parameters an agent class or factory function takes, once it is known to be one:
+    a class must define ``act``; a factory needs no argument but ``rules`` and ``seed``, and
+    a return annotation, where given, must be an agent class."""
+    if inspect.isclass(target) and not callable(getattr(target, "act", None)):
+        raise ValueError(f"agent {spec!r} is no agent: class {target.__name__} has no "
+                         f"act(obs, mask) method")
+    returns = getattr(target, "__annotations__", {}).get("return") \
+        if inspect.isfunction(target) else None
+    if inspect.isclass(returns) and not callable(getattr(returns, "act", None)):
+        raise ValueError(f"agent {spec!r} is no agent factory: it returns {returns.__name__}, "
+                         f"which has no act(obs, mask) method")
+    try:
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        raise ValueError(f"agent {spec!r}: its signature cannot be read, so it is not "
+                         f"called") from None
+    needed = [name for name, p in params.items() if p.default is p.empty
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and name not in ("rules", "seed")]
+    if needed:
+        raise ValueError(f"agent {spec!r}: it needs {', '.join(needed)}; an agent class or "
+                         f"factory is called with rules= and seed= only (where it takes them)")
+    return list(params)
 
 
 def display_names(specs: Sequence[str]) -> list[str]:
