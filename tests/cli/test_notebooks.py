@@ -7,7 +7,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import sys
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -89,28 +90,53 @@ def test_agent_benchmark_notebook_reads_tensorboard_logs(monkeypatch, tmp_path) 
     assert "eval/win_rate_vs_random: 5 points, last 0.9" in text
 
 
-def test_agent_benchmark_notebook_prefers_the_newest_run_with_a_policy(monkeypatch,
-                                                                        tmp_path) -> None:
-    """Unset, the run is the newest with ``checkpoints/latest.pt``: a newer run stopped in its
-    warm start (event files, no policy) would leave the tournament without a trained bot. Only
-    when no run has a policy is the newest run with event files taken (for its curves)."""
-    (tmp_path / "agents").mkdir()  # the notebook finds the project root by this folder
-    trained, warm_only = tmp_path / "runs" / "trained", tmp_path / "runs" / "warm_only"
-    for run in (trained, warm_only):
-        (run / "checkpoints").mkdir(parents=True)
-        (run / "events.out.tfevents.1.host").write_bytes(b"")
-    (trained / "checkpoints" / "latest.pt").write_bytes(b"")
-    os.utime(trained, (1_000_000, 1_000_000))  # the older of the two
+@pytest.fixture(scope="module")
+def koikoi_then_hanaawase(tmp_path_factory) -> Path:
+    """A runs folder with a tiny Koi-Koi run and a newer Hana-awase one: its config names
+    the game, its event file has a curve, and its ``checkpoints/latest.pt`` is a Hana-awase
+    checkpoint, which a Koi-Koi bot refuses to load ("this is a hanaawase checkpoint")."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.bots.policy import save_checkpoint
+    from hanafuda_cli import train
+    from tests.helpers.paths import SMOKE
+
+    runs = tmp_path_factory.mktemp("runs")
+    assert train.main(["--config", str(SMOKE), "--run-dir", str(runs / "koikoi"),
+                       "total_decisions=1024", "eval_interval=0"]) == 0
+    hanaawase = runs / "hanaawase"
+    (hanaawase / "checkpoints").mkdir(parents=True)
+    (hanaawase / "config.yaml").write_text("game: hanaawase\nnum_players: 3\n")
+    writer = SummaryWriter(str(hanaawase))
+    writer.add_scalar("charts/SPS", 1.0, 1)
+    writer.close()
+    save_checkpoint(hanaawase / "checkpoints" / "latest.pt",
+                    {"game": "hanaawase", "model": {}, "network": {}})
+    later = time.time() + 60
+    for path in (hanaawase / "checkpoints" / "latest.pt", hanaawase):
+        os.utime(path, (later, later))
+    return runs
+
+
+@pytest.mark.parametrize("name", ["agent_benchmark.ipynb", "koikoi_decision_value.ipynb"])
+def test_the_notebooks_study_the_newest_koikoi_run_past_a_hanaawase_one(
+        name: str, koikoi_then_hanaawase: Path, monkeypatch, tmp_path) -> None:
+    """Unset, the policy is the newest Koi-Koi run's, named ``latest`` as ``evaluate.py
+    --league`` names it."""
     for key in ("KOIKOI_RUN_DIR", "KOIKOI_CHECKPOINT"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))  # the cell prepends ROOT
-    setup = nbformat.read(NOTEBOOKS / "agent_benchmark.ipynb", as_version=4).cells[1].source
-    found: dict = {}
-    exec(compile(setup, "agent_benchmark setup cell", "exec"), found)
-    assert found["RUN"] == trained and found["CKPT"] == trained / "checkpoints" / "latest.pt"
-    (trained / "checkpoints" / "latest.pt").unlink()
-    assert found["find_run"]() == warm_only
+    env = {key: value for key, value in TINY.items() if key != "KOIKOI_CHECKPOINT"}
+    env["KOIKOI_RUNS"] = str(koikoi_then_hanaawase)
+    text = outputs_text(run_notebook(name, env, monkeypatch, tmp_path))
+    latest = koikoi_then_hanaawase / "koikoi" / "checkpoints" / "latest.pt"
+    if name == "agent_benchmark.ipynb":
+        assert f"training run: {koikoi_then_hanaawase / 'koikoi'} (koikoi)" in text
+        assert f"checkpoint in the tournament: {latest}" in text
+        assert re.search(r"^\s+latest: +\d", text, re.MULTILINE), "its Elo, as latest"
+        assert "charts/SPS: 1 points" in text
+    else:
+        assert f"agent studied: latest ({latest})" in text
+    assert not re.search(r"\bppo\b", text), "the shipped bot's name is not the user's policy"
 
 
 def test_the_runner_refuses_an_unknown_notebook_by_name(tmp_path) -> None:
