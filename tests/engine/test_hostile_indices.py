@@ -56,6 +56,9 @@ def koikoi_calls(core: Any) -> dict[str, Callable[..., Any]]:
         "advance": lambda game=0: core.advance(game, 0),
         "deal_next": lambda games=None: core.deal_next(games),
         "fork": lambda games=0: core.fork(games),
+        "legal_actions": lambda game=0: core.legal_actions(game),
+        "observe": lambda viewers=None: core.observe(viewers),
+        "observe_one": lambda game=0, seat=0: core.observe_one(game, seat),
         "resample_hidden": lambda seat=0, games=None: core.resample_hidden(seat, rng, games),
         "shuffle_stock": lambda games=None: core.shuffle_stock(rng, games),
     }
@@ -63,6 +66,7 @@ def koikoi_calls(core: Any) -> dict[str, Callable[..., Any]]:
 
 def hanaawase_calls(core: Any) -> dict[str, Callable[..., Any]]:
     return {
+        "advance": lambda game=0: core.advance(game, 0),
         "deal_next": lambda games=None: core.deal_next(games),
         "fork": lambda games=0: core.fork(games),
         "legal_actions": lambda game=0: core.legal_actions(game),
