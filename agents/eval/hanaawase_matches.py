@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.bots.base import AgentLike
+from agents.bots.base import AgentLike, act_in_groups
 from agents.eval.stats import pair_mean_interval, pair_rate_interval
 from hanafuda_env.hanaawase.core import HanaawaseCore
 from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
@@ -40,15 +40,12 @@ def play_hanaawase_matches(agents: Sequence[AgentLike], n_decks: int,
     deck = np.repeat(np.arange(n_decks), n)
     rounds = np.zeros((n_decks * n, n), dtype=np.int64)
     while not (core.phase == MATCH_OVER).all():
-        live = np.flatnonzero(core.phase < ROUND_OVER)
+        live = core.phase < ROUND_OVER
         obs = core.observe()
         mask = core.legal_action_mask()
         actions = np.full(core.n_games, -1, dtype=np.int64)
-        player = (core.mover.astype(np.int64) + rotation) % n
-        for a in range(n):
-            games = live[player[live] == a]
-            if len(games):
-                actions[games] = agents[a].act(obs[games], mask[games])
+        act_in_groups((core.mover.astype(np.int64) + rotation) % n, live,
+                      lambda a, o, m: agents[a].act(o, m), obs, mask, actions)
         out = core.step(actions)
         rounds[out.row_games] += 1
         waiting = np.flatnonzero(core.phase == ROUND_OVER)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.bots.base import AgentLike
+from agents.bots.base import AgentLike, act_in_groups
 from agents.eval.stats import pair_mean_interval, pair_rate_interval
 from hanafuda_env.common.results import (
     END_NAMES,
@@ -217,7 +217,7 @@ def _play_wave(agent_a: AgentLike, agent_b: AgentLike, j: np.ndarray, rules: Rul
                pair_seeds: np.ndarray, filler: np.random.Generator, records: bool
                ) -> MatchTally:
     """Matches ``j`` stepped together in one core."""
-    sides = (_SideStats(), _SideStats())
+    sides, agents = (_SideStats(), _SideStats()), (agent_a, agent_b)
     seat_a = (j % 2).astype(np.int8)
     core = KoiKoiCore(len(j), rules, seed=0)
     first_dealers = (j // 2) % 2
@@ -231,11 +231,8 @@ def _play_wave(agent_a: AgentLike, agent_b: AgentLike, j: np.ndarray, rules: Rul
         obs = encode_observations(core)
         actions = core.sample_legal_actions(filler)  # for finished games only
         live = ~wave.done
-        a_moves = np.flatnonzero(live & (core.mover == seat_a))
-        b_moves = np.flatnonzero(live & (core.mover != seat_a))
-        for agent, side, idx in ((agent_a, sides[0], a_moves), (agent_b, sides[1], b_moves)):
-            if len(idx):
-                actions[idx] = side.act(agent, obs[idx], mask[idx])
+        act_in_groups(core.mover != seat_a, live,
+                      lambda k, o, m: sides[k].act(agents[k], o, m), obs, mask, actions)
         outcome = core.step(actions)
         if recorders is not None:
             _follow(recorders, live, actions, outcome)

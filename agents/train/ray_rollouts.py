@@ -113,8 +113,7 @@ class RayRollouts:
         calls = [worker.collect.remote(sync, update) for worker in self.workers]
         parts = [self._gather(i, call, sync, update) for i, call in enumerate(calls)]
         self.worker_states = [_copied(state) for _, _, state in parts]
-        buf = {key: np.concatenate([part[0][key] for part in parts], axis=1)
-               for key in parts[0][0]}
+        buf = join_buffers([part[0] for part in parts])
         stats = merge_stats([part[1] for part in parts])
         for opponent, learner_return in stats["pool_results"]:
             trainer.pool.record(opponent, learner_return)
@@ -185,6 +184,22 @@ class RayRollouts:
         self.worker_states = [None if state is None else
                               {**state, "arrays": to_arrays(state["arrays"])}
                               for state in states]
+
+
+def join_buffers(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The workers' rollouts (T, B_i, ...) as one along the games' axis, in worker order. A
+    rollout of whole rounds may take one worker fewer steps than another: its tail is filled
+    with steps at which nobody decides (seat -1, never trained on)."""
+    steps = max(len(part["seat"]) for part in parts)
+
+    def padded(part: dict[str, np.ndarray], key: str) -> np.ndarray:
+        value = part[key]
+        tail = np.full((steps - len(value), *value.shape[1:]), -1 if key == "seat" else 0,
+                       dtype=value.dtype)
+        return np.concatenate([value, tail]) if len(tail) else value
+
+    return {key: np.concatenate([padded(part, key) for part in parts], axis=1)
+            for key in parts[0]}
 
 
 def merge_stats(parts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
-"""Training with rollouts on Ray workers (``ray_workers``): a run writes its events and
-checkpoints and resumes to the same run, a worker killed mid-run is replaced and the update
-goes on unchanged, the workers play games of their own, the settings are checked, and the
-default path never imports Ray."""
+"""Training with rollouts on Ray workers (``ray_workers``): a run of either game writes its
+events and checkpoints and resumes to the same run, a worker killed mid-run is replaced and
+the update goes on unchanged, the workers play games of their own, the settings are checked,
+and the default path never imports Ray."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import torch
 import yaml
 
 from agents.bots.policy import load_checkpoint
-from agents.train.config import ConfigError, PPOConfig
+from agents.train.config import ConfigError, HanaawaseConfig, PPOConfig
 from agents.train.run import train
 from tests.conftest import NO_RAY
 from tests.helpers.paths import ROOT, SMOKE
@@ -46,6 +46,24 @@ def test_a_ray_run_logs_checkpoints_and_resumes_to_the_same_run(local_ray, tmp_p
         assert torch.equal(tensor, b["model"][name]), name
     assert [(e["name"], e["score"], e["elo"]) for e in a["pool"]["entries"]] == [
         (e["name"], e["score"], e["elo"]) for e in b["pool"]["entries"]]
+
+
+@needs_ray
+def test_a_hanaawase_ray_run_resumes_to_the_same_run(local_ray, tmp_path) -> None:
+    """Hana-awase's tables play on the workers as Koi-Koi's games do."""
+    cfg = HanaawaseConfig(n_envs=8, total_decisions=8 * 21 * 3, hidden=8, layers=1,
+                          ray_workers=2, eval_interval=0, checkpoint_interval=1,
+                          snapshot_interval=1, baselines=["greedy"], progress_bar=False)
+    summary = train(cfg, run_dir=tmp_path / "straight")
+    assert summary["charts/SPS"] > 0 and "charts/mean_score" in summary
+    train(cfg, run_dir=tmp_path / "split", stop_after=1)
+    assert len(load_checkpoint(tmp_path / "split/checkpoints/latest.pt")["ray_workers"]) == 2
+    train(None, resume=tmp_path / "split")
+    a = load_checkpoint(tmp_path / "straight" / "checkpoints" / "latest.pt")
+    b = load_checkpoint(tmp_path / "split" / "checkpoints" / "latest.pt")
+    assert a["update"] == b["update"] == 3
+    for name, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][name]), name
 
 
 def _three_updates(cfg: PPOConfig, run_dir: Path, kill_before: int | None = None) -> list:
