@@ -21,8 +21,9 @@ from hanafuda_env.hanaawase.core import HanaawaseCore
 
 TURNS = 8 * 3 * 7  # decisions of one update: 8 tables, 3 players, 7 cards each
 TINY = dict(n_envs=8, total_decisions=TURNS * 4, hidden=16, layers=1, eval_interval=2,
-            eval_matches=6, best_opponent="expert", checkpoint_interval=1, snapshot_interval=1, progress_bar=False,
-            baselines=["greedy"], self_play_fraction=0.3, warmstart_decisions=TURNS)
+            eval_matches=6, best_opponent="expert", checkpoint_interval=1, snapshot_interval=1,
+            progress_bar=False, baselines=["greedy"], self_play_fraction=0.3,
+            warmstart_decisions=TURNS)
 
 
 def weights(run: Path, name: str = "latest.pt") -> list[torch.Tensor]:
@@ -107,3 +108,23 @@ def test_advantages_are_gae_over_each_seats_decisions_of_whole_rounds() -> None:
     assert adv[1, 0] == pytest.approx(-1.0 - 9.0) and adv[3, 0] == pytest.approx(-1.0 - 9.0)
     assert adv[0, 1] == pytest.approx(1.0 - 0.2) and adv[1, 1] == pytest.approx(0.5 - 9.0)
     assert adv[2, 1] == adv[3, 1] == 0.0, "no decision, no advantage"
+
+
+def test_init_checkpoint_starts_from_a_hanaawase_policy_and_refuses_another_games(
+        tmp_path: Path) -> None:
+    from agents.bots.hanaawase_policy import network_for, policy_payload
+    from agents.bots.network import ActorCritic
+    from agents.bots.policy import save_checkpoint
+    from hanafuda_env.hanaawase.rules import HanaawaseRules
+
+    start, koikoi = tmp_path / "ha.pt", tmp_path / "koikoi.pt"
+    save_checkpoint(start, policy_payload(network_for(3, 16, 1), HanaawaseRules()))
+    save_checkpoint(koikoi, {"model": ActorCritic(hidden=16, layers=1).state_dict(),
+                             "network": {"hidden": 16, "layers": 1}})
+    trainer = HanaawaseTrainer(HanaawaseConfig(**{**TINY, "init_checkpoint": str(start)}),
+                               tmp_path)
+    assert trainer.warm_started, "the checkpoint replaces the warm start"
+    saved = torch.load(start, weights_only=True)["model"]
+    assert all(torch.equal(trainer.network.state_dict()[k], saved[k]) for k in saved)
+    with pytest.raises(ConfigError, match="holds a network .*koikoi.*hanaawase"):
+        HanaawaseTrainer(HanaawaseConfig(**{**TINY, "init_checkpoint": str(koikoi)}), tmp_path)
