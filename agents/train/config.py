@@ -20,7 +20,8 @@ from typing import Any, ClassVar
 import yaml
 
 from agents.bots.base import MAX_SEED
-from agents.bots.policy import CheckpointError, load_checkpoint
+from agents.bots.policy import MAX_HIDDEN, MAX_LAYERS, CheckpointError, load_checkpoint
+from hanafuda_env.common.files import atomic_create_text
 from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, check_reward
 from hanafuda_env.hanaawase.rules import HanaawaseRules, resolve_hanaawase_rules
 from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
@@ -31,6 +32,10 @@ _HERE = Path(__file__).resolve().parent
 CONFIGS = next((p for p in (_HERE / "configs", _HERE.parents[1] / "configs") if p.is_dir()),
                _HERE / "configs")
 MAX_EXP_NAME_BYTES = 200  # a file name is at most 255 bytes; "__SEED__TIME_N" follows it
+# Games played at once, and Koi-Koi decisions per rollout (its buffers hold an observation,
+# a mask and more per decision): beyond these a run exhausts memory before it starts.
+MAX_ENVS = 1 << 16
+MAX_BATCH_DECISIONS = 1 << 22
 
 
 class ConfigError(ValueError):
@@ -144,6 +149,7 @@ class TrainingConfig:
         if self.target_kl is not None:
             check_number("target_kl", self.target_kl, low=0, open_low=True)
         self.resolved_rules()  # a wrong rule name fails here, before anything runs
+        self.check_sizes()  # before a network or a rollout buffer is allocated
         for name in ("baselines", "eval_opponents"):
             names = getattr(self, name)
             if not isinstance(names, list):
@@ -163,6 +169,17 @@ class TrainingConfig:
     def resolve(self, rules: Any) -> Any:
         """The game's rule set that ``rules`` names (as the ``rules`` key may be given)."""
         raise NotImplementedError
+
+    def network_width(self) -> int:
+        """The input width of the game's network: its observation and fixed features."""
+        raise NotImplementedError
+
+    def check_sizes(self) -> None:
+        """Sizes that would exhaust memory, refused by key with the cap: the network's
+        (hidden, layers, their weights counted from the sizes alone) and the games played
+        at once."""
+        check_number("n_envs", self.n_envs, low=1, high=MAX_ENVS, integer=True)
+        check_network_size(self.hidden, self.layers, self.network_width())
 
     def resolved_rules(self) -> Any:
         return self.resolve(self.rules)
@@ -248,6 +265,10 @@ class PPOConfig(TrainingConfig):
                 self.n_steps < 1):
             raise ConfigError(f"n_steps must be a positive integer, got {self.n_steps!r}")
         super().__post_init__(check_pool_files)
+        if self.n_envs * self.n_steps > MAX_BATCH_DECISIONS:
+            raise ConfigError(f"n_envs * n_steps ({self.n_envs * self.n_steps:,} decisions a "
+                              f"rollout) must be at most {MAX_BATCH_DECISIONS:,}, the cap that "
+                              f"keeps a rollout's buffers within memory")
         if self.n_envs * self.n_steps < 2 * self.n_minibatches:
             raise ConfigError(f"n_envs * n_steps ({self.n_envs * self.n_steps}) must be at least "
                               f"2 * n_minibatches ({2 * self.n_minibatches}): a minibatch needs "
@@ -260,6 +281,12 @@ class PPOConfig(TrainingConfig):
 
     def resolve(self, rules: Any) -> RuleSet:
         return resolve_rules(rules)
+
+    def network_width(self) -> int:
+        from agents.bots.network import CardFeatures
+        from hanafuda_env.koikoi.observation import OBS_DIM
+
+        return OBS_DIM + (CardFeatures.size if self.card_features else 0)
 
 
 @dataclass
@@ -295,6 +322,27 @@ class HanaawaseConfig(TrainingConfig):
 
     def resolve(self, rules: Any) -> HanaawaseRules:
         return resolve_hanaawase_rules(rules, num_players=self.num_players)
+
+    def network_width(self) -> int:
+        from agents.bots.hanaawase_policy import HanaawaseFeatures
+        from hanafuda_env.hanaawase.observation import observation_size
+
+        return observation_size(self.num_players) + HanaawaseFeatures.size
+
+
+def check_network_size(hidden: int, layers: int, width: int) -> None:
+    """``hidden`` and ``layers`` refused by key where the network they make on a
+    ``width``-wide input would not fit in memory (its weights counted, not allocated)."""
+    from agents.bots.network import MAX_PARAMETERS, actor_critic_shapes, parameter_count
+
+    check_number("hidden", hidden, low=1, high=MAX_HIDDEN, integer=True)
+    check_number("layers", layers, low=1, high=MAX_LAYERS, integer=True)
+    weights = parameter_count(actor_critic_shapes(width, hidden, layers))
+    if weights > MAX_PARAMETERS:
+        raise ConfigError(f"hidden={hidden} and layers={layers} make a network of {weights:,} "
+                          f"weights (about {weights * 16 / 2**30:.1f} GiB with its gradients "
+                          f"and Adam's moments); a run's network has at most "
+                          f"{MAX_PARAMETERS:,} weights: lower hidden or layers")
 
 
 def config_class(spec: dict[str, Any]) -> type[TrainingConfig]:
@@ -410,6 +458,7 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
     restart = payload is None and not path.exists()
     if restart:
         spec = _saved_config(run_dir)
+        given_rules = _given_rules(run_dir)
         numbered = sorted(path.parent.glob("update_*.pt"))
         if numbered:
             raise CheckpointError(f"{str(path)!r} is missing but {numbered[-1].name} is there; "
@@ -417,7 +466,8 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
         if spec is None:
             raise CheckpointError(f"{str(run_dir)!r} has no checkpoints/latest.pt and no "
                                   "complete config.yaml: not a run folder train.py wrote (or one "
-                                  "stopped before it wrote its config; delete it and start anew)")
+                                  "stopped before it wrote its config: a new run may take it, "
+                                  f"with --run-dir {run_dir})")
     else:
         payload = load_checkpoint(path) if payload is None else payload
         if "config" not in payload or "rules" not in payload:
@@ -427,7 +477,12 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
         # Checkpoints are written after the warm start and hold the weights of every
         # checkpoint opponent (pool and evaluation): no agent file is read again.
         spec = {**payload["config"], "rules": payload["rules"]}
+        given_rules = payload["config"].get("rules") if isinstance(payload["config"], dict) \
+            else None
     saved = load_config(spec, check_pool_files=restart)  # restarting reads them
+    if _names_same_rules(saved, given_rules):  # the rules key as the run was started with
+        spec = {**spec, "rules": given_rules}
+        saved = load_config(spec, check_pool_files=restart)
     resumed = load_config({**spec, **changes}, check_pool_files=restart)
 
     def same(key: str, value: Any) -> bool:
@@ -444,6 +499,27 @@ def resume_config(run_dir: str | Path, changes: dict[str, Any],
     return resumed
 
 
+def _names_same_rules(saved: TrainingConfig, given: Any) -> bool:
+    """Whether the ``rules`` value a run was started with (a preset name, a mapping, a rule
+    file) still names the rule set saved with it: a resumed run then keeps that value, as
+    its fresh start wrote it; else it plays the saved rule set (a file edited since, a preset
+    changed by another version)."""
+    if given is None:
+        return False
+    try:
+        return saved.resolve(given) == saved.resolved_rules()
+    except (ValueError, TypeError, OSError):
+        return False
+
+
+def _given_rules(run_dir: str | Path) -> Any:
+    try:
+        spec = yaml.safe_load((Path(run_dir) / "config.yaml").read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    return spec.get("rules") if isinstance(spec, dict) else None
+
+
 def _saved_config(run_dir: str | Path) -> dict[str, Any] | None:
     """The config (with its resolved rules) that train.py wrote into a run folder, or None."""
     try:
@@ -456,9 +532,15 @@ def _saved_config(run_dir: str | Path) -> dict[str, Any] | None:
     return {**spec, "rules": rules}
 
 
-def claim_run_dir(cfg: Any, run_dir: str | Path | None) -> Path:
-    """Make a new run's folder. A folder named by the user must be new or empty (nothing
-    written there is overwritten); the default name gets a suffix if another run took it."""
+def claim_run_dir(cfg: Any, run_dir: str | Path | None, config_text: str | None = None
+                  ) -> Path:
+    """Make a new run's folder, claimed by creating its ``config.yaml`` with all of
+    ``config_text`` (default: the config's keys) in one step, so a kill leaves no folder
+    with an empty config. A folder named by the user must be new, empty or left by a run
+    stopped before its config was complete (nothing written there is overwritten); the
+    default name gets a suffix if another run took it."""
+    text = yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False, allow_unicode=True) \
+        if config_text is None else config_text
     if run_dir is not None:
         if "\0" in str(run_dir):
             raise ConfigError(f"--run-dir must be a folder path, got {str(run_dir)!r}")
@@ -468,11 +550,11 @@ def claim_run_dir(cfg: Any, run_dir: str | Path | None) -> Path:
         if run_dir.exists() and not run_dir.is_dir():
             raise ConfigError(f"--run-dir {str(run_dir)!r} is a file, not a folder; pick a "
                               "new --run-dir")
-        if run_dir.exists() and any(run_dir.iterdir()):
+        if run_dir.exists() and any(run_dir.iterdir()) and not _clear_unclaimed(run_dir):
             raise used
         _make_folder(run_dir, "--run-dir")
-        try:  # claimed by creating config.yaml: of two runs started together, one gets it
-            (run_dir / "config.yaml").open("x").close()
+        try:  # of two runs started together, one creates config.yaml
+            _claim(run_dir, text)
         except FileExistsError:
             raise used from None
         return run_dir
@@ -482,6 +564,7 @@ def claim_run_dir(cfg: Any, run_dir: str | Path | None) -> Path:
     while True:
         try:
             candidate.mkdir()  # atomic: two runs started together get different folders
+            _claim(candidate, text)
             return candidate
         except FileExistsError:
             attempt += 1
@@ -489,6 +572,40 @@ def claim_run_dir(cfg: Any, run_dir: str | Path | None) -> Path:
         except OSError as error:
             raise ConfigError(f"log_dir {cfg.log_dir!r} cannot hold the run folder "
                               f"{candidate.name!r}: {error.strerror or error}") from None
+
+
+def _claim(run_dir: Path, text: str) -> None:
+    try:
+        atomic_create_text(run_dir / "config.yaml", text)
+    except FileExistsError:
+        raise
+    except OSError as error:
+        raise ConfigError(f"run folder {str(run_dir)!r}: {error}") from None
+
+
+def _clear_unclaimed(run_dir: Path) -> bool:
+    """Empty a folder a run left before its config was complete (only an empty or partial
+    ``config.yaml`` and the temporaries of cut-short writes), so a new run may take it;
+    whether it was one."""
+    entries = list(run_dir.iterdir())
+    config = run_dir / "config.yaml"
+    if not all(p == config or (p.name.startswith(".") and p.name.endswith(".tmp")
+                               and p.is_file()) for p in entries):
+        return False
+    if config.exists() and (not config.is_file() or _written_mapping(config)):
+        return False
+    for path in entries:
+        path.unlink(missing_ok=True)
+    return True
+
+
+def _written_mapping(path: Path) -> bool:
+    """Whether ``path`` holds a whole YAML mapping (a config some run wrote)."""
+    try:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return isinstance(spec, dict) and bool(spec)
 
 
 def _make_folder(path: Path, option: str) -> None:

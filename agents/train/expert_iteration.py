@@ -39,7 +39,7 @@ import yaml
 
 from agents.bots.base import MAX_SEED
 from agents.bots.ismcts import ISMCTSAgent, visit_distribution
-from agents.bots.network import ActorCritic
+from agents.bots.network import ActorCritic, CardFeatures
 from agents.bots.policy import (
     CheckpointError,
     PolicyAgent,
@@ -48,7 +48,13 @@ from agents.bots.policy import (
     save_checkpoint,
 )
 from agents.bots.search import ROLLOUTS
-from agents.train.config import ConfigError, check_agent, check_number, claim_run_dir
+from agents.train.config import (
+    ConfigError,
+    check_agent,
+    check_network_size,
+    check_number,
+    claim_run_dir,
+)
 from agents.train.run import (
     finished_run,
     interrupted_run,
@@ -125,6 +131,8 @@ class ExItConfig:
         for name in ("card_features", "progress_bar"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        check_network_size(self.hidden, self.layers,
+                           OBS_DIM + (CardFeatures.size if self.card_features else 0))
         if self.rollout not in ROLLOUTS:
             raise ConfigError(f"rollout must be one of {', '.join(ROLLOUTS)}, got "
                               f"{self.rollout!r}")

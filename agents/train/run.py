@@ -199,12 +199,14 @@ def _open_run(cfg: TrainingConfig | None, run_dir: str | Path | None,
     else:
         trainer = make_trainer(cfg, "")  # a bad setting fails here, before any folder
     trainer.read_inputs()  # a bad game record too
-    if resume is None:
-        run_dir = claim_run_dir(cfg, run_dir)
-        trainer.run_dir = run_dir
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
+    config_text = yaml.safe_dump(
         {**dataclasses.asdict(cfg), "resolved_rules": trainer.rules.to_dict()},
-        sort_keys=False, allow_unicode=True))
+        sort_keys=False, allow_unicode=True)
+    if resume is None:  # the folder is claimed with its whole config, in one step
+        run_dir = claim_run_dir(cfg, run_dir, config_text)
+        trainer.run_dir = run_dir
+    else:
+        atomic_write_text(run_dir / "config.yaml", config_text)
     opened.append(run_dir)  # from here on, --resume can start the run over
     # A resumed run hides events logged after its checkpoint (an interrupted run's tail; all
     # of them when it starts over). TensorBoard purges every tag, and the warm start's curves

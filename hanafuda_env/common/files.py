@@ -61,6 +61,36 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~_UMASK
 
 
+def atomic_create_text(path: str | Path, text: str) -> None:
+    """Create ``path`` with all of ``text`` in one step, or FileExistsError if it exists:
+    of two writers, one gets the file; a kill leaves no empty or partial one (a hard link of
+    a complete temporary file; where the file system has none, an exclusive create)."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise _naming(error, path) from error
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here
+            with open(path, "xb") as handle:
+                handle.write(text.encode("utf-8"))
+    except OSError as error:
+        if isinstance(error, FileExistsError):
+            raise
+        raise _naming(error, path) from error
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
