@@ -33,6 +33,7 @@ from hanafuda_env.koikoi.state import (
     RESULT_DTYPE,
     ROUND_OVER,
     STATE_FIELDS,
+    StateError,
     check_state,
     new_states,
     with_field,
@@ -340,6 +341,18 @@ class KoiKoiGame:
         """The state as plain values, for comparing and hashing games."""
         row = self.records[0]
         return {name: row[name].tolist() for name in STATE_FIELDS}
+
+    def set_fields(self, **values: Any) -> None:
+        """Several state fields at once (values as the attributes take them), checked
+        together: a card moved from the field to a pile is two fields, each alone a state
+        with a card lost or doubled (refused by the setters; a StateError, nothing changed)."""
+        unknown = sorted(set(values) - set(STATE_FIELDS))
+        if unknown:
+            raise StateError(f"unknown state field(s) {unknown}; the fields: "
+                             f"{', '.join(STATE_FIELDS)}")
+        state = {name: self.records[name] for name in STATE_FIELDS}
+        state.update({name: np.asarray(value)[None] for name, value in values.items()})
+        self.records[:] = check_state(state, 1, self.rules)
 
     @classmethod
     def from_core(cls, core: KoiKoiCore, g: int) -> KoiKoiGame:

@@ -39,3 +39,17 @@ def test_a_value_a_game_holds_is_written() -> None:
     game.seed = 2**64 - 1
     assert (game.yaku_total, game.match_score, game.seed) == ([7, 2], [-4, 4], 2**64 - 1)
     assert game.legal_actions()  # still a game to play
+
+
+def test_fields_that_change_together_are_set_together() -> None:
+    game = KoiKoiGame(seed=1)
+    card = int(np.flatnonzero([game.field >> c & 1 for c in range(48)])[0])
+    field, piles = game.field & ~(1 << card), [game.piles[0] | 1 << card, game.piles[1]]
+    before = game.records.copy()
+    with pytest.raises(StateError, match="exactly once"):
+        game.field = field  # alone, the card is lost
+    with pytest.raises(StateError, match=r"unknown state field\(s\) \['feild'\]"):
+        game.set_fields(feild=field)
+    assert np.array_equal(game.records, before)
+    game.set_fields(field=field, piles=piles)
+    assert (game.field, game.piles) == (field, piles)

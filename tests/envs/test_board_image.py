@@ -58,8 +58,8 @@ def test_the_image_changes_with_the_visible_board() -> None:
     moved = _played_game(3, 2)
     # one card moved from the field to a pile: only that changes
     card = C.ids_of(moved.field)[0]
-    moved.field, moved.piles = moved.field & ~(1 << card), [moved.piles[0] | 1 << card,
-                                                           moved.piles[1]]
+    moved.set_fields(field=moved.field & ~(1 << card),
+                     piles=[moved.piles[0] | 1 << card, moved.piles[1]])
     assert not np.array_equal(board_image(_played_game(3, 2), 0), board_image(moved, 0))
 
 
