@@ -3,7 +3,7 @@ against the random bot played by clicking (cards, a field choice, koi-koi and st
 result read off the page (yaku by their names) and checked against the server, the game kept
 across a reload of the tab; the cards drawn as pictures, each its own, named in full on hover,
 and the favicon loaded; two bots watched; a game record stepped forward and back with plain
-ASCII buttons. Every wait polls for what the page shows, with generous limits; the bots move
+ASCII buttons, and one with HTML in its names shown as text. Every wait polls for what the page shows, with generous limits; the bots move
 without a pause (``?delay=0``)."""
 
 from __future__ import annotations
@@ -205,3 +205,32 @@ def test_a_record_replays_forward_and_back(url, driver, tmp_path) -> None:
     driver.find_element(By.ID, "last").click()
     wait_for(driver, lambda d: info.text.startswith(f"position {total} of"), "last")
     assert driver.find_element(By.ID, "result").is_displayed()
+
+
+def test_names_in_a_record_show_as_text_and_run_nothing(url, driver, tmp_path) -> None:
+    """A record's names reach the page as text: HTML in them makes no element and its
+    script never runs (the probe loads the same missing picture and waits for its error,
+    so the injected one would have fired by then)."""
+    record = sample_record("koikoi-japan", rounds=1, seed=5)
+    names = ['<img src=x onerror="window.injected = 1">', '<b id="bold">B</b>']
+    record["info"]["player1Name"], record["info"]["player2Name"] = names
+    path = tmp_path / "names.json"
+    path.write_text(json.dumps(record))
+    open_page(driver, url)
+    Select(driver.find_element(By.ID, "mode")).select_by_value("replay")
+    driver.find_element(By.ID, "record-file").send_keys(str(path))
+    driver.find_element(By.ID, "start").click()
+    wait_for(driver, lambda d: board_state(d) == "replay", "the record did not load")
+    driver.find_element(By.ID, "last").click()
+    result = driver.find_element(By.ID, "result")
+    wait_for(driver, lambda d: result.is_displayed(), "the last position shows no result")
+    assert f"koi-koi calls: {names[0]} 0, {names[1]} 0" in result.text
+    assert names[0] in driver.find_element(By.ID, "near").text
+    assert not driver.find_elements(By.CSS_SELECTOR, "#result img, #result b, #bold")
+    ran = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const probe = new Image();
+        probe.onerror = probe.onload = () => done(window.injected !== undefined);
+        probe.src = "x";
+    """)
+    assert ran is False

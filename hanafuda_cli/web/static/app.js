@@ -163,25 +163,43 @@ function log(text) {
   item.scrollIntoView({ block: "nearest" });
 }
 
-function resultHtml(state, row) {
+function textEl(tag, text, id) {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  if (id) el.id = id;
+  return el;
+}
+
+function resultNodes(state, row) {
+  // Nodes with text, never HTML: the names come from a request or a game record.
   const name = row.winner < 0 ? "Nobody" : state.names[row.winner];
   const who = name.charAt(0).toUpperCase() + name.slice(1);
-  const rows = row.yaku.map((y) => `<tr><td>${yakuName(y.name)}</td><td>${y.points}</td></tr>`)
-    .join("");
+  const head = textEl("h3", `Round ${row.round}: ${who} ${row.winner < 0 ? "wins" : "won"} `);
+  head.append(textEl("span", String(row.points), "result-points"),
+    ` point${row.points === 1 ? "" : "s"}`);
+  const nodes = [head, textEl("p", `how it ended: ${row.reason}`)];
+  if (row.yaku.length) {
+    const table = textEl("table", "", "result-yaku");
+    for (const y of row.yaku) {
+      const line = table.insertRow();
+      line.insertCell().textContent = yakuName(y.name);
+      line.insertCell().textContent = String(y.points);
+    }
+    nodes.push(table);
+  } else {
+    nodes.push(textEl("p", "no yaku"));
+  }
   const calls = row.koikoi_calls.map((n, seat) => `${state.names[seat]} ${n}`).join(", ");
-  return `<h3>Round ${row.round}: ${who} ${row.winner < 0 ? "wins" : "won"} ` +
-    `<span id="result-points">${row.points}</span> point${row.points === 1 ? "" : "s"}</h3>` +
-    `<p>how it ended: ${row.reason}</p>` +
-    (rows ? `<table id="result-yaku">${rows}</table>` : "<p>no yaku</p>") +
-    `<p>base ${row.base} × multiplier ${row.multiplier} = ${row.points}</p>` +
-    `<p>koi-koi calls: ${calls}</p>`;
+  nodes.push(textEl("p", `base ${row.base} × multiplier ${row.multiplier} = ${row.points}`),
+    textEl("p", `koi-koi calls: ${calls}`));
+  return nodes;
 }
 
 function drawResult(state, row, board) {
   const box = $("result");
   box.hidden = !row;
   if (!row) return;
-  box.innerHTML = resultHtml(state, row);
+  box.replaceChildren(...resultNodes(state, row));
   const score = board.score.map((points, seat) => `${state.names[seat]} ${points}`).join(" : ");
   const line = document.createElement("p");
   line.textContent = `match score: ${score}`;
