@@ -3,8 +3,8 @@ against the random bot played by clicking (cards, a field choice, koi-koi and st
 result read off the page (yaku by their names) and checked against the server, the game kept
 across a reload of the tab; the cards drawn as pictures, each its own, named in full on hover,
 and the favicon loaded; two bots watched; a game record stepped forward and back with plain
-ASCII buttons, and one with HTML in its names shown as text. Every wait polls for what the page shows, with generous limits; the bots move
-without a pause (``?delay=0``)."""
+ASCII buttons, and one with HTML in its names shown as text. Every wait polls for what the
+page shows, with generous limits; the bots move without a pause (``?delay=0``)."""
 
 from __future__ import annotations
 
