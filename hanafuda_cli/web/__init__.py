@@ -8,10 +8,12 @@ import argparse
 import socket
 import sys
 import threading
+from typing import Any
 
 from .app import WebConfig, create_app
 
-__all__ = ["ServerThread", "WebConfig", "bind", "create_app", "page_url", "run_web", "serve"]
+__all__ = ["ServerThread", "WebConfig", "bind", "create_app", "page_url", "run_web", "serve",
+           "server_config"]
 
 LOCAL = "127.0.0.1"
 
@@ -36,6 +38,20 @@ def page_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/"
 
 
+def server_config(config: WebConfig, app: Any, log_level: str = "warning") -> Any:
+    """The uvicorn settings: its h11 protocol (whose limits uvicorn applies) with a deadline
+    for reading each request, a cap on the headers' size and a keep-alive timeout, so that
+    connections a client leaves half-open are closed (see :mod:`.protocol`)."""
+    import uvicorn
+
+    from .protocol import deadline_protocol
+
+    return uvicorn.Config(app, log_level=log_level, ws="none",
+                          http=deadline_protocol(config.request_timeout),
+                          timeout_keep_alive=config.keep_alive_timeout,
+                          h11_max_incomplete_event_size=config.max_header_bytes)
+
+
 def serve(config: WebConfig, sock: socket.socket, log_level: str = "warning") -> None:
     """Serve the page on ``sock`` until interrupted (Ctrl-C)."""
     import uvicorn
@@ -43,7 +59,7 @@ def serve(config: WebConfig, sock: socket.socket, log_level: str = "warning") ->
     host = sock.getsockname()[0]
     hosts = None if host in (LOCAL, "::1") else ["*"]  # bound elsewhere on purpose
     app = create_app(config, allowed_hosts=hosts)
-    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
+    server = uvicorn.Server(server_config(config, app, log_level))
     server.run(sockets=[sock])
 
 
@@ -94,7 +110,7 @@ class ServerThread:
 
         self.sock = bind(LOCAL, 0)
         self.url = page_url(self.sock)
-        self.server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning"))
+        self.server = uvicorn.Server(server_config(config, create_app(config)))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
 

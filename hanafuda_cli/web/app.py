@@ -23,6 +23,14 @@ and changes nothing):
 
 Games live in memory, keyed by an id the page keeps per tab (``sessionStorage``); the
 oldest are dropped past ``max_games``.
+
+Limits, since anyone who can reach the port can send anything: a body is at most
+``WebConfig.max_body`` bytes (1 MiB by default; the page sends a 99-round match's record
+in about 250 kB), refused with 413 before it is read, from its ``Content-Length`` or as a
+chunked body's bytes pass the limit; JSON nested deeper than ``MAX_JSON_DEPTH`` is refused
+with 400. Bots think in a worker thread, so a slow bot holds up only its own game: a game
+takes one request at a time and refuses a move sent while it is busy (409). Whatever else
+fails is a JSON 500 answer. ``serve`` adds the connection limits (:mod:`.protocol`).
 """
 
 from __future__ import annotations
@@ -36,10 +44,11 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -58,6 +67,8 @@ STATIC = Path(__file__).with_name("static")
 MODES = ("play", "watch")
 MAX_ROUNDS = 99
 GAME_KEYS = ("mode", "bot", "bots", "rules", "rounds", "seat", "seed")
+MAX_BODY = 1024 * 1024  # bytes; a 99-round record is about 250 kB of compact JSON
+MAX_JSON_DEPTH = 32  # a record nests 7 deep in a request
 
 
 @dataclass
@@ -74,6 +85,10 @@ class WebConfig:
     seed: int | None = None
     bot_delay: float = 0.8  # seconds between the bot's moves shown
     max_games: int = 256
+    max_body: int = MAX_BODY  # bytes a request's body may hold
+    request_timeout: float = 30.0  # seconds a client has to send a whole request
+    keep_alive_timeout: int = 5  # seconds an idle connection stays open after a response
+    max_header_bytes: int = 16 * 1024  # the request line and headers together
 
 
 def _error(status: int, message: str, **details: Any) -> JSONResponse:
@@ -103,7 +118,42 @@ class GameStore:
         return game
 
 
-async def read_json(request: Request) -> dict[str, Any]:
+def _too_large(limit: int) -> RequestError:
+    return RequestError(413, f"the body is larger than the {limit} bytes this server reads",
+                        limit_bytes=limit)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, refused past ``limit`` bytes: by its ``Content-Length`` before a byte is
+    read, or, sent without one (chunked), as soon as the bytes read pass the limit."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise RequestError(400, "the connection closed before the whole body came") from None
+    return b"".join(chunks)
+
+
+def json_depth(data: Any) -> int:
+    """How deep lists and objects nest in ``data`` (walked without recursion)."""
+    deepest, todo = 0, [(data, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, depth)
+            todo += [(v, depth + 1) for v in (value.values() if isinstance(value, dict)
+                                              else value)]
+    return deepest
+
+
+async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     """The request's JSON object. Asking for ``application/json`` keeps other web pages
     from posting to the server (a browser sends such a request cross-site only after a
     check this server never answers)."""
@@ -111,11 +161,17 @@ async def read_json(request: Request) -> dict[str, Any]:
     if kind != "application/json":
         raise RequestError(415, f"send the body as JSON with Content-Type application/json, "
                            f"got {kind or 'none'!r}")
-    body = await request.body()
+    body = await read_body(request, limit)
+    too_deep = RequestError(400, f"the body nests lists and objects more than "
+                            f"{MAX_JSON_DEPTH} deep", max_depth=MAX_JSON_DEPTH)
     try:
         data = json.loads(body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except RecursionError:
+        raise too_deep from None
+    except ValueError as error:  # bad JSON or UTF-8, an integer of more digits than Python reads
         raise RequestError(400, f"the body is not valid JSON: {error}") from None
+    if json_depth(data) > MAX_JSON_DEPTH:
+        raise too_deep
     if not isinstance(data, dict):
         raise RequestError(400, f"the body must be a JSON object, got {type(data).__name__}")
     return data
@@ -225,13 +281,30 @@ def create_app(config: WebConfig | None = None, allowed_hosts: list[str] | None 
     def answer(game_id: str, game: GameSession | ReplaySession) -> dict:
         return {"id": game_id, **game.state()}
 
+    async def at_work(game_id: str, game: GameSession | ReplaySession,
+                      work: Callable[[], Any], wait: bool = False) -> dict:
+        """``work`` on ``game`` and the answer after it, in a worker thread (a bot's thinking
+        leaves the event loop to other requests) and alone on the game: a request that comes
+        meanwhile is refused, or, ``wait``ing (a read), answered after."""
+        def run() -> dict:
+            if not game.lock.acquire(blocking=wait):
+                raise RequestError(409, f"game {game_id!r} is busy with another request (a "
+                                   "bot's move): send this one when that is answered")
+            try:
+                work()
+                return answer(game_id, game)
+            finally:
+                game.lock.release()
+        return await run_in_threadpool(run)
+
     async def new_game(request: Request) -> dict:
-        game = GameSession(check_setup(await read_json(request), config))
+        data = await read_json(request, config.max_body)
+        game = await run_in_threadpool(lambda: GameSession(check_setup(data, config)))
         return answer(store.add(game), game)
 
     async def get_game(request: Request) -> dict:
         game_id = request.path_params["game_id"]
-        return answer(game_id, store.get(game_id))
+        return await at_work(game_id, store.get(game_id), lambda: None, wait=True)
 
     def playing(game_id: str) -> GameSession:
         game = store.get(game_id)
@@ -242,22 +315,23 @@ def create_app(config: WebConfig | None = None, allowed_hosts: list[str] | None 
     async def move(request: Request) -> dict:
         game_id = request.path_params["game_id"]
         game = playing(game_id)
-        data = await read_json(request)
-        if "action" not in data:
-            raise RequestError(422, "missing field 'action' (an action id from the state's "
-                               "'legal' list)", legal_actions=game.legal())
-        game.move(data["action"])
-        return answer(game_id, game)
+        data = await read_json(request, config.max_body)
+
+        def work() -> None:
+            if "action" not in data:
+                raise RequestError(422, "missing field 'action' (an action id from the "
+                                   "state's 'legal' list)", legal_actions=game.legal())
+            game.move(data["action"])
+        return await at_work(game_id, game, work)
 
     async def next_round(request: Request) -> dict:
         game_id = request.path_params["game_id"]
         game = playing(game_id)
-        await read_json(request)
-        game.next_round()
-        return answer(game_id, game)
+        await read_json(request, config.max_body)
+        return await at_work(game_id, game, game.next_round)
 
     async def new_replay(request: Request) -> dict:
-        data = await read_json(request)
+        data = await read_json(request, config.max_body)
         if "record" not in data:
             raise RequestError(422, "missing field 'record' (a game record: KoiKoi-AI JSON)")
         rules = data.get("rules")
@@ -265,17 +339,26 @@ def create_app(config: WebConfig | None = None, allowed_hosts: list[str] | None 
             raise RequestError(422, f"rules must be one of {', '.join(config.rules)} (or null "
                                f"for the record's own), got {rules!r}",
                                allowed=list(config.rules))
-        try:
-            match = match_from_json(data["record"], "the record")
-        except RecordError as error:
-            raise RequestError(422, str(error)) from None
-        game = ReplaySession(match, None if rules is None else config.rules[rules],
-                             "the record")
+
+        def replayed() -> ReplaySession:
+            try:
+                match = match_from_json(data["record"], "the record")
+            except RecordError as error:
+                raise RequestError(422, str(error)) from None
+            return ReplaySession(match, None if rules is None else config.rules[rules],
+                                 "the record")
+        game = await run_in_threadpool(replayed)
         return answer(store.add(game), game)
 
     async def http_error(request: Request, error: HTTPException) -> Response:
         return _error(error.status_code, f"{request.method} {request.url.path}: "
                       f"{error.detail}", routes=[r.path for r in routes if hasattr(r, "path")])
+
+    async def server_error(request: Request, error: Exception) -> Response:
+        """A failure of the server's own, as JSON like every other answer; its message stays
+        in the server's log (it may describe hidden cards)."""
+        return _error(500, f"{request.method} {request.url.path} failed in the server "
+                      f"({type(error).__name__}); the server's log has the details")
 
     routes = [
         Route("/", index),
@@ -291,7 +374,8 @@ def create_app(config: WebConfig | None = None, allowed_hosts: list[str] | None 
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     hosts = allowed_hosts or ["127.0.0.1", "localhost", "::1"]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error},
+    return Starlette(routes=routes,
+                     exception_handlers={HTTPException: http_error, Exception: server_error},
                      middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
 
 

@@ -1,14 +1,18 @@
 """The games the browser page plays, watches and replays, as JSON-ready views.
 
 A session is one browser tab's game, kept in memory by the server under an id. Its views
-hold only what its viewer may see: a person's session hides the bot's hand (a count
-instead) and the stock (a count); a watched game of two bots and a replay show both hands,
-a spectator's view. Every request is checked before anything changes: a refused one leaves
-the game as it was.
+hold only what its viewer may see. A person's session sends the bot's hand and the stock as
+counts, and never the deal's seed: ``KoiKoiGame(rules, seed)`` rebuilds from it every hidden
+card of every round, and the bot's random stream. A watched game of two bots shows both
+hands and its seed, a spectator's view: no person plays in it, so nothing is hidden from
+anyone, and the seed lets the same match be watched again. A replay shows a finished
+record, which is public. Every request is checked before anything changes: a refused one
+leaves the game as it was.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,6 +116,7 @@ class GameSession:
 
     def __init__(self, setup: Setup):
         self.setup = setup
+        self.lock = threading.Lock()  # held by the request at work on the game
         self.game = KoiKoiGame(setup.rules, seed=setup.seed, autoreset=False)
         self.rounds: list[dict] = []  # this match's finished rounds
         self.match: dict | None = None
@@ -197,17 +202,21 @@ class GameSession:
         self._dealt((dealt.rounds, dealt.matches))
 
     def state(self) -> dict[str, Any]:
+        """What the page gets: the seed only when two bots play (see the module's text)."""
         game = self.game
         prompt = None
         if game.phase < ROUND_OVER and game.mover == self.setup.human:
             prompt = PROMPTS[game.phase]
-        return {
+        state = {
             "kind": self.setup.mode, "names": list(self.setup.names), "human": self.viewer,
-            "rules": self.setup.rules.name, "seed": self.setup.seed,
+            "rules": self.setup.rules.name,
             "board": board_view(game, self.viewer), "legal": self.legal(), "prompt": prompt,
             "rounds": self.rounds, "match": self.match, "events": self.events,
             "decision_ids": {"stop": STOP, "koikoi": KOIKOI},
         }
+        if self.setup.human is None:
+            state["seed"] = self.setup.seed
+        return state
 
 
 class ReplaySession:
@@ -215,6 +224,7 @@ class ReplaySession:
     the move that led there, a finished round's result) for the page to step through."""
 
     def __init__(self, match: Match, rules: RuleSet | None, source: str):
+        self.lock = threading.Lock()  # held by the request reading the replay
         self.names = tuple(match.names)
         self.match = match
         self.frames: list[dict] = []

@@ -1,13 +1,16 @@
 """What the tests of ``play.py --web`` share: the API in process, a sample game record, a
-seed whose round asks the person every kind of question, and headless Chromium."""
+seed whose round asks the person every kind of question, a bot that moves only when the test
+lets it, and headless Chromium."""
 
 from __future__ import annotations
 
 import random
 import shutil
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from hanafuda_cli.web import WebConfig, create_app
@@ -25,6 +28,31 @@ def api_client(config: WebConfig | None = None) -> Any:
 
     return TestClient(create_app(config or WebConfig(bot="random")),
                       base_url="http://127.0.0.1")
+
+
+class GatedBot:
+    """A bot (``make_agent("tests.helpers.web:GatedBot")``) whose every move waits for the
+    test: ``entered`` is set once a move is asked of it, and it plays its first legal action
+    only after ``release`` is set. A handshake, so that a test knows the bot is thinking
+    without timing it."""
+
+    name = "gated"
+    entered = threading.Event()
+    release = threading.Event()
+
+    @classmethod
+    def close(cls) -> None:
+        """The next move waits again."""
+        cls.entered.clear()
+        cls.release.clear()
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        GatedBot.entered.set()
+        GatedBot.release.wait()
+        return np.asarray(mask, dtype=bool).argmax(axis=1)
+
+
+GATED = "tests.helpers.web:GatedBot"
 
 
 def sample_record(rules: str = "nintendo", rounds: int = 1, seed: int = 3) -> dict:
