@@ -20,6 +20,19 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     and leaves what was there before."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _written_temporary(path, data, _mode_for(path))
+    try:
+        os.replace(tmp, path)
+    except BaseException as error:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise _naming(error, path) from error
+        raise
+
+
+def _written_temporary(path: Path, data: bytes, mode: int) -> str:
+    """A temporary file beside ``path`` holding all of ``data`` on disk (its path); an
+    OSError names ``path``, and no temporary file is left."""
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
@@ -29,13 +42,13 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, _mode_for(path))
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
     except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(error, OSError):
             raise _naming(error, path) from error
         raise
+    return tmp
 
 
 def _naming(error: OSError, path: Path) -> OSError:
@@ -66,16 +79,8 @@ def atomic_create_text(path: str | Path, text: str) -> None:
     of two writers, one gets the file; a kill leaves no empty or partial one (a hard link of
     a complete temporary file; where the file system has none, an exclusive create)."""
     path = Path(path)
+    tmp = _written_temporary(path, text.encode("utf-8"), 0o666 & ~_UMASK)
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as error:
-        raise _naming(error, path) from error
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)
         try:
             os.link(tmp, path)
         except FileExistsError:
