@@ -37,7 +37,7 @@ from agents.bots.base import AgentLike, decode
 from agents.bots.expert import ExpertAgent
 from agents.bots.registry import make_agent
 from agents.eval.matches import play_matches
-from agents.files import output_path_problem
+from agents.paths import output_path_problem
 from hanafuda_env.common import cards as C
 from hanafuda_env.common.files import atomic_write_json
 from hanafuda_env.koikoi.core import KOIKOI, PLAY, KoiKoiCore

@@ -27,7 +27,7 @@ from typing import Any
 from agents.bots.registry import BASELINES, display_names, make_agent
 from agents.eval.league import round_robin
 from agents.eval.matches import play_matches
-from agents.files import folder_problem, output_path_problem
+from agents.paths import folder_problem, output_path_problem
 from hanafuda_cli.arguments import HelpFormatter, positive_int, seed_int
 from hanafuda_env.common.files import atomic_write_json
 from hanafuda_env.koikoi.records import write_record

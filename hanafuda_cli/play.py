@@ -21,7 +21,7 @@ from typing import TextIO
 import numpy as np
 
 from agents.bots.base import AgentLike
-from agents.files import output_path_problem
+from agents.paths import output_path_problem
 from hanafuda_cli.arguments import (
     HelpFormatter,
     non_negative_float,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-sys.path.insert(0, str(ROOT))  # agents.files, when run as a script from anywhere
+sys.path.insert(0, str(ROOT))  # agents.paths, when run as a script from anywhere
 
 from hanafuda_env.common.files import atomic_write_text  # noqa: E402
 

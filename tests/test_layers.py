@@ -1,5 +1,5 @@
 """Dependencies flow one way, package by package: in ``hanafuda_env`` common → koikoi →
-hanaawase → render → envs; in ``agents`` files → bots → eval → analysis → train; then the
+hanaawase → render → envs; in ``agents`` paths → bots → eval → analysis → train; then the
 command lines. No module imports another module's private name, and nothing forms an
 import cycle.
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # and lower ones (the package's own ``__init__`` only re-exports, lazily).
 LAYERS = {
     "hanafuda_env": ["common", "koikoi", "hanaawase", "render", "envs"],
-    "agents": ["files", "bots", "eval", "analysis", "train"],
+    "agents": ["paths", "bots", "eval", "analysis", "train"],
 }
 CLI_SCRIPTS = ["train", "evaluate", "play", "replay"]  # the checkout's shims
 CLIS = {*CLI_SCRIPTS, "benchmarks", "hanafuda_cli"}

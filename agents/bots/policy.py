@@ -22,7 +22,7 @@ from agents.bots.network import (
     sample_actions,
     weights_problem,
 )
-from agents.files import folder_hint
+from agents.paths import folder_hint
 from hanafuda_env.common.files import atomic_write_bytes
 from hanafuda_env.koikoi.core import NUM_ACTIONS
 from hanafuda_env.koikoi.observation import OBS_DIM, OBS_VERSION

@@ -17,7 +17,7 @@ from agents.bots.expert import ExpertAgent
 from agents.bots.hanaawase import HANAAWASE_BOTS
 from agents.bots.ismcts import ISMCTSAgent
 from agents.bots.search import SearchAgent
-from agents.files import folder_hint
+from agents.paths import folder_hint
 from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
 from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
 

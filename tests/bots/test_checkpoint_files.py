@@ -208,7 +208,7 @@ def test_something_that_is_neither_file_nor_folder_is_not_called_a_folder(
     """A named pipe exists but is no checkpoint file: said as such, and not called a folder
     (nor said not to exist)."""
     from agents.bots.policy import CheckpointError, load_checkpoint
-    from agents.files import folder_hint
+    from agents.paths import folder_hint
 
     pipe = tmp_path / "pipe.pt"
     os.mkfifo(pipe)
