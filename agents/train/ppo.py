@@ -500,7 +500,8 @@ def run_updates(trainer: Trainer, writer: Any, last_update: int) -> dict[str, fl
     metrics: dict[str, float] = {}
     eval_note = ""
     with tqdm(total=trainer.n_updates * trainer.batch_steps, initial=trainer.global_step,
-              unit="dec", disable=not cfg.progress_bar, dynamic_ncols=True) as bar:
+              unit="dec", desc="self-play PPO", disable=not cfg.progress_bar,
+              dynamic_ncols=True) as bar:
         while trainer.update < last_update:
             started = time.perf_counter()
             buf, stats = trainer.collect()

@@ -206,7 +206,7 @@ def warm_start(trainer: Trainer, writer: Any, progress: Callable[..., Any]) -> N
             done += trainer.batch_steps
             for key, value in stats.items():
                 writer.add_scalar(key, value, done)
-            bar.update(trainer.batch_steps)
+            bar.update(min(done, cfg.warmstart_decisions) - bar.n)  # a last batch runs over
             bar.set_postfix_str(f"accuracy={stats['imitation/accuracy']:.2f}")
     finally:  # also on Ctrl-C: a bar left open redraws itself under the message
         bar.close()

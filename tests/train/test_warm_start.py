@@ -104,7 +104,13 @@ def test_cloning_learns_the_teachers_moves_and_the_returns() -> None:
 
 
 class _Bar:
-    def update(self, n: int) -> None: ...
+    """A progress bar that keeps its count (``n``, as tqdm's)."""
+
+    def __init__(self, total: int = 0, **_kw) -> None:
+        self.n, self.total = 0, total
+
+    def update(self, n: int) -> None:
+        self.n += n
 
     def set_postfix_str(self, text: str) -> None: ...
 
@@ -135,3 +141,18 @@ def test_warm_start_hands_back_the_training_learning_rate(tmp_path: Path) -> Non
     warm_start(trainer, writer, lambda **_kw: _Bar())
     assert trainer.warm_started and writer.scalars
     assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(1e-4)
+
+
+def test_the_warm_start_bar_stops_at_its_total(tmp_path: Path) -> None:
+    """Batches of 48 decisions over a 100-decision warm start: the bar ends at 100 of 100
+    (the last batch runs over, the bar does not)."""
+    from agents.train.koikoi import KoiKoiTrainer
+
+    cfg = PPOConfig.from_dict({"n_envs": 6, "n_steps": 8, "n_minibatches": 2, "hidden": 16,
+                               "layers": 1, "warmstart_decisions": 100,
+                               "warmstart_teacher": "greedy", "eval_interval": 0,
+                               "baselines": ["random"], "progress_bar": False})
+    trainer = KoiKoiTrainer(cfg, tmp_path)
+    bars: list[_Bar] = []
+    warm_start(trainer, _Writer(), lambda **kw: bars.append(_Bar(**kw)) or bars[-1])
+    assert trainer.batch_steps == 48 and bars[0].total == 100 and bars[0].n == 100
