@@ -12,6 +12,7 @@ imported only when a picture is asked for: the envs' other modes do not need it.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -26,6 +27,7 @@ from hanafuda_env.koikoi.state import PHASE_NAMES, ROUND_OVER
 from hanafuda_env.render.card_art import CARD_H, CARD_W, back_shapes, card_shapes
 from hanafuda_env.render.shapes import paint
 from hanafuda_env.render.text import counted
+from hanafuda_env.render.yaku_names import yaku_display
 
 WIDTH, HEIGHT = 980, 664
 MARGIN, GAP, STEP = 12, 18, 64  # edge; between pile groups; card to card in a row
@@ -41,6 +43,13 @@ class Placed:
     card: int | None
     x: float
     y: float
+
+
+def plain_name(yaku: str) -> str:
+    """A yaku's display name without its vowel marks (Ino-Shika-Cho): the image's font has no
+    glyph for them."""
+    shown = unicodedata.normalize("NFKD", yaku_display(yaku))
+    return "".join(ch for ch in shown if not unicodedata.combining(ch))
 
 
 def board_layout(game: Any, viewer: int | None) -> tuple[list[Placed], list[tuple]]:
@@ -80,7 +89,7 @@ def board_layout(game: Any, viewer: int | None) -> tuple[list[Placed], list[tupl
         else:
             pile = game.piles[seat]
             yaku = score_pile(pile, yaku_table(rules, called=game.koikoi_calls[seat] > 0))
-            listed = ", ".join(f"{n} {p}" for n, p in yaku.items()) or "none"
+            listed = ", ".join(f"{plain_name(n)} {p}" for n, p in yaku.items()) or "none"
             texts.append((MARGIN, y, f"player_{seat} pile: {counted(pile.bit_count(), 'card')}"
                                      f"  yaku: {listed} (total {sum(yaku.values())})"))
             _pile(placed, pile, y + 20)

@@ -110,3 +110,26 @@ def test_the_image_paints_the_cards_svg_pictures() -> None:
     for card in C.DECK:
         assert f"<title>{card_title(card.id)}</title>" in card_svg(card.id)
     assert "title>a hidden card<" in back_svg()
+
+
+def test_the_image_names_yaku_as_a_person_reads_them() -> None:
+    from hanafuda_env.koikoi.scoring import score_pile, yaku_table
+    from hanafuda_env.render.board_image import plain_name
+
+    assert plain_name("ino_shika_cho") == "Ino-Shika-Cho"  # the font has no marked vowels
+    assert plain_name("hanami_zake") == "Hanami-zake"
+    shown = 0
+    game = KoiKoiGame(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        if game.round_over:
+            game.deal_next()
+        line = " ".join(text for *_, text in board_layout(game, None)[1])
+        for seat in (0, 1):
+            table = yaku_table(game.rules, called=game.koikoi_calls[seat] > 0)
+            for name, points in score_pile(game.piles[seat], table).items():
+                assert f"{plain_name(name)} {points}" in line
+                assert "_" not in name or name not in line
+                shown += 1
+        game.step(int(rng.choice(game.legal_actions())))
+    assert shown > 20, "piles made yaku"
