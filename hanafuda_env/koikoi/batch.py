@@ -3,9 +3,9 @@ rollout policies and round points, registered for its :data:`~hanafuda_env.koiko
 record. A rollout's policies are uniformly random, greedy for card points, or the expert
 heuristic of :mod:`hanafuda_env.koikoi.expert.kernel` on the mover's view.
 
-Its ``extra`` is unused; a rollout's ``policy_data`` is :func:`rollout_policy_data`'s tuple,
-the expert's arguments and work arrays.
-
+Its ``extra`` is the rule set's packed score lookup (:mod:`~hanafuda_env.koikoi.score_lookup`),
+which scores every turn's end; a rollout's ``policy_data`` is :func:`rollout_policy_data`'s
+tuple, the expert's arguments and work arrays.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _koikoi(record_type) -> bool:
 def _play_move(s, action, params, masks, counts, extra, row):
     if _koikoi(s):
         return lambda s, action, params, masks, counts, extra, row: apply_move(
-            s, action, params, masks, counts, row)
+            s, action, params, masks, counts, extra, row)
     return None
 
 

@@ -34,6 +34,7 @@ from hanafuda_env.common.results import (
 )
 from hanafuda_env.koikoi.deals import STOCK_SIZE
 from hanafuda_env.koikoi.rules import CHOICES, QUIET_EXHAUSTION_WINNER, RuleSet
+from hanafuda_env.koikoi.score_lookup import lookup_total, pack_lookup
 from hanafuda_env.koikoi.scoring import CALL_BONUS_LIMIT, SEVEN_POINTS, Yaku, yaku_table
 from hanafuda_env.koikoi.state import (
     CHOOSE_DRAWN,
@@ -74,13 +75,15 @@ class CompiledRules:
     yaku_masks: np.ndarray
     yaku_counts: np.ndarray
     yaku_names: tuple[str, ...]  # the table's yaku, then teshi and kuttsuki
+    score_lookup: np.ndarray  # both tables as score_lookup.pack_lookup packs them
 
-    # what the shared batch loops (koikoi.loops) pass to Koi-Koi's move and deal
+    # what the shared batch loops (koikoi.loops) pass to Koi-Koi's move and deal: the
+    # lookup is the game's ``extra``
     ctx: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ctx", (self.params, self.yaku_masks, self.yaku_counts,
-                                         self.params))  # no extra: any array of the same type
+                                         self.score_lookup))
 
 
 def yaku_arrays(tables: tuple[tuple[Yaku, ...], ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -131,7 +134,8 @@ def compile_rules(rules: RuleSet) -> CompiledRules:
     params[P_STAKE] = -1 if rules.starting_points is None else rules.starting_points
     params[P_N_YAKU] = n
     assert n + 2 <= MAX_YAKU
-    return CompiledRules(params, masks, counts, names + ("teshi", "kuttsuki"))
+    return CompiledRules(params, masks, counts, names + ("teshi", "kuttsuki"),
+                         pack_lookup(tables))
 
 
 # ---------------------------------------------------------------------------------- months
@@ -347,29 +351,30 @@ def is_legal(s, action) -> bool:
 
 
 @njit(cache=True, inline="always")
-def apply_move(s, action, params, masks, counts, row) -> bool:
-    """Apply a legal action of the player to move; True when the round ended (row filled)."""
+def apply_move(s, action, params, masks, counts, lookup, row) -> bool:
+    """Apply a legal action of the player to move; True when the round ended (row filled).
+    Turn ends score the mover's pile by the ``lookup`` tables (:mod:`score_lookup`)."""
     phase = s.phase
     mover = s.mover
     if phase == PLAY:
         s.hands[mover] ^= card_bit(action)
         if place_card(s, action, mover, CHOOSE_PLAYED):
             return False
-        return _draw(s, mover, params, masks, counts, row)
+        return _draw(s, mover, params, masks, counts, lookup, row)
     if phase == DECIDE:
         if action == STOP:
             return _end_by_yaku(s, mover, END_STOP, params, masks, counts, row)
         s.koikoi_calls[mover] += 1
         # the raised sake yaku count from the call on (§2.10): the next turn starts from them
-        s.yaku_total[mover] = pile_total(s.piles[mover], 1, masks, counts, params[P_N_YAKU])
+        s.yaku_total[mover] = lookup_total(s.piles[mover], 1, lookup)
         return _pass_turn(s, mover, params, masks, counts, row)
     taken = card_bit(action - CHOOSE_OFFSET)  # a field card for the pending one
     s.field ^= taken
     s.piles[mover] |= taken | card_bit(s.pending)
     s.pending = -1
     if phase == CHOOSE_PLAYED:
-        return _draw(s, mover, params, masks, counts, row)
-    return _end_turn(s, mover, params, masks, counts, row)
+        return _draw(s, mover, params, masks, counts, lookup, row)
+    return _end_turn(s, mover, params, masks, counts, lookup, row)
 
 
 @njit(cache=True, inline="always")
@@ -392,21 +397,21 @@ def place_card(s, card, mover, choose_phase) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _draw(s, mover, params, masks, counts, row) -> bool:
+def _draw(s, mover, params, masks, counts, lookup, row) -> bool:
     """Turn over the top of the stock and place it like a played card (§2.2)."""
     card = s.stock[min(s.stock_pos, STOCK_SIZE - 1)]
     s.stock_pos += 1
     if place_card(s, card, mover, CHOOSE_DRAWN):
         return False
-    return _end_turn(s, mover, params, masks, counts, row)
+    return _end_turn(s, mover, params, masks, counts, lookup, row)
 
 
 @njit(cache=True, inline="always")
-def _end_turn(s, mover, params, masks, counts, row) -> bool:
+def _end_turn(s, mover, params, masks, counts, lookup, row) -> bool:
     """End-of-turn yaku check (§2.4): decide, win, or pass the turn."""
     previous = s.yaku_total[mover]
     table = 1 if s.koikoi_calls[mover] > 0 else 0
-    total = pile_total(s.piles[mover], table, masks, counts, params[P_N_YAKU])
+    total = lookup_total(s.piles[mover], table, lookup)
     s.yaku_total[mover] = total
     s.turn += 1
     if total > previous:
