@@ -22,7 +22,9 @@ registers for its own record type with :func:`numba.extending.overload` (Koi-Koi
 ``ctx``): the parameters, the yaku table's masks and counts, and what else the game reads
 (Hana-awase's card points).
 They are separate arrays, not one tuple, so that a call from Python types them quickly and
-a move does not count references to every array of a tuple.
+a move does not count references to every array of a tuple; each loop borrows them
+(:func:`~hanafuda_env.common.borrow.borrowed`) so that the inlined rules it calls per move
+bind them without atomic reference counts.
 The legal actions are the same bit sets in both games (the turn is Koi-Koi's).
 """
 
@@ -32,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from hanafuda_env.common.bits import ONE, U64, ZERO, lowest_index, popcount, splitmix64
+from hanafuda_env.common.borrow import borrowed
 from hanafuda_env.koikoi.kernel import is_legal, legal_bits
 from hanafuda_env.koikoi.state import ROUND_OVER
 
@@ -73,6 +76,8 @@ def step_games(records, actions, params, masks, counts, extra, rows, row_games, 
     next rounds are dealt while it has written fewer than ``slots`` rows (a deal that ends
     the round writes one); a game left over then waits for :func:`deal_games`. With
     ``allow_wait`` a game whose round is over may be given -1: it waits."""
+    params, masks, counts, extra = borrowed(params), borrowed(masks), borrowed(counts), \
+        borrowed(extra)
     n = records.shape[0]
     for g in range(n):
         waiting = allow_wait and records[g].phase >= ROUND_OVER and actions[g] == -1
@@ -107,6 +112,8 @@ def step_one(records, g, action, params, masks, counts, extra, rows) -> np.int64
     s = records[g]
     if not is_legal(s, action):
         return -1
+    params, masks, counts, extra = borrowed(params), borrowed(masks), borrowed(counts), \
+        borrowed(extra)
     return 1 if play_move(s, action, params, masks, counts, extra, rows[0]) else 0
 
 
@@ -116,6 +123,8 @@ def deal_games(records, games, decks, params, masks, counts, extra, rows, row_ga
     """Deal the next round in each listed game (``decks`` (len(games), 48): an order, or -1s
     for a shuffle); a deal that ends the round at once writes a row as :func:`step_games`
     does. Returns the number of rows."""
+    params, masks, counts, extra = borrowed(params), borrowed(masks), borrowed(counts), \
+        borrowed(extra)
     order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
     k = 0
     for i in range(games.shape[0]):
@@ -191,6 +200,9 @@ def rollout_games(records, params, masks, counts, extra, policy_data, policies, 
     its round's end, is left as it is. Random numbers hash ``seed``, the game's index and a
     move counter: reproducible by seed, and every fork of one game rolls out its own future.
     ``rows``: a one-row result buffer."""
+    params, masks, counts, extra = borrowed(params), borrowed(masks), borrowed(counts), \
+        borrowed(extra)
+    totals, decisions = borrowed(totals), borrowed(decisions)
     shuffled = np.full(48, -1, np.int64)
     order, work = np.empty(48, np.int64), np.empty(112, np.uint64)
     row = rows[0]
