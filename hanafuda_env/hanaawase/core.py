@@ -231,7 +231,7 @@ class HanaawaseCore:
         c = self._compiled
         self._viewer[0] = seat
         encode(self.records[game:game + 1], self._viewer, c.params, c.card_points,
-               c.yaku_masks, c.yaku_counts, out)
+               c.score_lookup, out)
         return out[0]
 
     def observe(self, viewers: int | Sequence[int] | np.ndarray | None = None,
@@ -247,8 +247,8 @@ class HanaawaseCore:
         if out is None:
             out = np.empty((self.n_games, self.observation_size), dtype=np.float32)
         c = self._compiled
-        encode(self.records, seats.astype(np.int64), c.params, c.card_points, c.yaku_masks,
-               c.yaku_counts, out)
+        encode(self.records, seats.astype(np.int64), c.params, c.card_points, c.score_lookup,
+               out)
         return out
 
     # --------------------------------------------------------------- rollouts

@@ -3,8 +3,10 @@
 A game is one :data:`~hanafuda_env.hanaawase.state.HA_STATE_DTYPE` record. The turn is
 Koi-Koi's (§2.2), so this kernel reuses :mod:`~hanafuda_env.koikoi.kernel`'s compiled pieces on its
 records: ``place_card`` (lay down, capture, or wait for a choice), ``legal_bits`` (the legal
-actions as a bit set), the seeded ``shuffle_deck`` and the table scorer ``pile_total``; the
-yaku table is compiled by the same ``yaku_arrays``. What is Hana-awase's own is here: the deal
+actions as a bit set), the seeded ``shuffle_deck`` and the table breakdown ``pile_breakdown``
+(its piles are scored once, at the round's end); the yaku table is compiled by the same
+``yaku_arrays`` and, for the observations' totals, packed by
+:func:`~hanafuda_env.koikoi.score_lookup.pack_lookup`. What is Hana-awase's own is here: the deal
 for N players (§3.1), the turn passing around the table, and the round's scoring, dealer and
 match end (§3.2–3.4). The batch loops are the ones both games share
 (:mod:`~hanafuda_env.koikoi.loops`); this module registers Hana-awase's move, deal, rollout
@@ -55,6 +57,7 @@ from hanafuda_env.koikoi.kernel import (
     yaku_arrays,
 )
 from hanafuda_env.koikoi.loops import GREEDY, RANDOM, pick_bit, uniform
+from hanafuda_env.koikoi.score_lookup import pack_lookup
 from hanafuda_env.koikoi.state import (
     CHOOSE_DRAWN,
     CHOOSE_OFFSET,
@@ -86,6 +89,7 @@ class CompiledHanaawase:
     yaku_masks: np.ndarray
     yaku_counts: np.ndarray
     yaku_names: tuple[str, ...]
+    score_lookup: np.ndarray  # the table packed by score_lookup.pack_lookup (observations)
     # what the shared batch loops (koikoi.loops) pass to Hana-awase's move, deal and policies
     ctx: tuple = field(init=False, repr=False, compare=False)
 
@@ -110,7 +114,7 @@ def compile_hanaawase(rules: HanaawaseRules) -> CompiledHanaawase:
     names = yaku_names(rules)
     assert len(names) <= MAX_YAKU_COLUMNS
     return CompiledHanaawase(params, np.array(rules.card_points, dtype=np.int64), masks, counts,
-                             names)
+                             names, pack_lookup((table,)))
 
 
 # ------------------------------------------------------------------------------------ deals

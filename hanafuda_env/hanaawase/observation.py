@@ -27,10 +27,10 @@ from __future__ import annotations
 from numba import njit
 
 from hanafuda_env.common.bits import ONE, U64, ZERO, lowest_index
-from hanafuda_env.hanaawase.kernel import P_N_YAKU, P_PLAYERS, P_ROUNDS, P_STOCK, card_total
+from hanafuda_env.hanaawase.kernel import P_PLAYERS, P_ROUNDS, P_STOCK, card_total
 from hanafuda_env.hanaawase.scoring import HAND_YAKU_POINTS, NANA_KASU, ROKU_KASU
 from hanafuda_env.hanaawase.state import HAND_YAKU_NANA, HAND_YAKU_ROKU
-from hanafuda_env.koikoi.kernel import pile_total
+from hanafuda_env.koikoi.score_lookup import lookup_total
 from hanafuda_env.koikoi.state import CHOOSE_DRAWN, CHOOSE_PLAYED, PLAY
 
 HA_OBS_VERSION = 1  # raised whenever the layout below changes (checkpoints record it)
@@ -50,9 +50,10 @@ def _put(out, at, bits) -> None:
 
 
 @njit(cache=True)
-def encode(records, viewers, params, card_points, masks, counts, out) -> None:
+def encode(records, viewers, params, card_points, lookup, out) -> None:
     """Observation rows of game ``g`` seen by seat ``viewers[g]`` into ``out[g]`` (zeroed
-    here; ``out`` (B, observation_size(N)) float32)."""
+    here; ``out`` (B, observation_size(N)) float32). Each pile's yaku total comes from the
+    rule set's score ``lookup`` (:mod:`~hanafuda_env.koikoi.score_lookup`)."""
     n = params[P_PLAYERS]
     for g in range(records.shape[0]):
         s = records[g]
@@ -75,7 +76,7 @@ def encode(records, viewers, params, card_points, masks, counts, out) -> None:
             seen |= pile | shown
             _put(row, base + 48 * k, pile)
             _put(row, shown_at + 48 * k, shown)
-            yaku = pile_total(pile, 0, masks, counts, params[P_N_YAKU])
+            yaku = lookup_total(pile, 0, lookup)
             if s.hand_yaku[p] == HAND_YAKU_NANA:
                 yaku += _NANA
             elif s.hand_yaku[p] == HAND_YAKU_ROKU:
