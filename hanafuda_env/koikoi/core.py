@@ -251,23 +251,26 @@ class KoiKoiCore:
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray | Sequence[int]) -> StepOutcome:
         """Apply one action per game for its player to move; see the module docstring."""
-        given = np.asarray(actions)
-        if given.shape != (self.n_games,) or given.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.n_games} integers (one per game), got "
-                             f"shape {given.shape} dtype {given.dtype}")
-        c = self._compiled
-        k = L.step_games(self.records, given.astype(np.int64, copy=False),
-                         *c.ctx, self._rows, self._row_games,
+        given = as_given = actions
+        if given.__class__ is not np.ndarray or given.dtype != np.int64 \
+                or given.shape != (self.n_games,):  # what sample_legal_actions gives passes
+            as_given = np.asarray(actions)
+            if as_given.shape != (self.n_games,) or as_given.dtype.kind not in "iu":
+                raise ValueError(f"actions must be {self.n_games} integers (one per game), "
+                                 f"got shape {as_given.shape} dtype {as_given.dtype}")
+            given = as_given.astype(np.int64, copy=False)
+        k = L.step_games(self.records, given, *self._compiled.ctx, self._rows, self._row_games,
                          self._n_results, _RESULT_SLOTS, self.autoreset, False)
         if k < 0:
-            self._raise_illegal(-1 - k, given)
+            self._raise_illegal(-1 - k, as_given)  # the value as given, not as wrapped
         if not k:
             return StepOutcome(np.zeros((self.n_games, 2), dtype=np.int32),
                                np.zeros(self.n_games, dtype=bool),
                                np.zeros(self.n_games, dtype=bool), *_empty_tables(self.yaku_names))
         round_over = self._n_results > 0
         outcome_rows = self._tables([(self._row_games[:k].copy(), self._rows[:k].copy())])
-        if self.autoreset and (stuck := self._games[self.round_over]).size:
+        # with autoreset a game waits for a deal only once it has used every result slot
+        if self.autoreset and (stuck := self._games[self._n_results >= _RESULT_SLOTS]).size:
             more = self._deal(stuck, None)  # a run of hand yaku longer than the slots
             outcome_rows = (RoundResults.concat([outcome_rows[0], more.rounds], self.yaku_names),
                             MatchResults.concat([outcome_rows[1], more.matches]))
@@ -336,8 +339,11 @@ class KoiKoiCore:
 
     def _rewards(self, rounds: RoundResults) -> np.ndarray:
         reward = np.zeros((self.n_games, 2), dtype=np.int32)
-        if len(rounds):
-            np.add.at(reward, rounds.game, rounds.reward)
+        games = rounds.game
+        if len(games) and (games[1:] > games[:-1]).all():  # one row per game, ascending
+            reward[games] = rounds.reward
+        elif len(games):
+            np.add.at(reward, games, rounds.reward)
         return reward
 
     def _match_over(self, matches: MatchResults) -> np.ndarray:
