@@ -1,7 +1,9 @@
 """Koi-Koi in the shared batch loops of :mod:`~hanafuda_env.koikoi.loops`: its move, deal,
 rollout policies and round points, registered for its :data:`~hanafuda_env.koikoi.state.STATE_DTYPE`
-record. A rollout's policies are uniformly random, greedy for card points, or the expert
-heuristic of :mod:`hanafuda_env.koikoi.expert.kernel` on the mover's view.
+record. A rollout's policies are uniformly random, greedy for card points, the expert
+heuristic of :mod:`hanafuda_env.koikoi.expert.kernel` on the mover's view, or ``fast``, the
+cheap linear policy fitted to the expert (:mod:`hanafuda_env.koikoi.expert.fast`), which
+reads only the rule set's arrays and so needs no ``policy_data``.
 
 Its ``extra`` is the rule set's packed score lookup (:mod:`~hanafuda_env.koikoi.score_lookup`),
 which scores every turn's end; a rollout's ``policy_data`` is :func:`rollout_policy_data`'s
@@ -17,9 +19,10 @@ from numba.extending import overload
 from hanafuda_env.common import cards as C
 from hanafuda_env.common.bits import ONE, U64, ZERO, lowest_index, popcount, splitmix64
 from hanafuda_env.koikoi import loops
+from hanafuda_env.koikoi.expert import fast as F
 from hanafuda_env.koikoi.expert import kernel as E
 from hanafuda_env.koikoi.kernel import MONTH_OF_CARD, apply_move, deal_one, legal_bits
-from hanafuda_env.koikoi.loops import EXPERT, GREEDY, RANDOM, pick_bit, uniform
+from hanafuda_env.koikoi.loops import EXPERT, FAST, GREEDY, RANDOM, pick_bit, uniform
 from hanafuda_env.koikoi.state import (
     CHOOSE_OFFSET,
     DECIDE,
@@ -29,7 +32,7 @@ from hanafuda_env.koikoi.state import (
     STOP,
 )
 
-POLICIES = {"random": RANDOM, "greedy": GREEDY, "expert": EXPERT}
+POLICIES = {"random": RANDOM, "greedy": GREEDY, "expert": EXPERT, "fast": FAST}
 _KIND_MASKS = np.array([C.BRIGHTS, C.ANIMALS, C.RIBBONS, C.CHAFF_CARDS], dtype=np.uint64)
 _KIND_POINTS = np.array([20.0, 10.0, 5.0, 1.0])  # the greedy agent's card points
 
@@ -140,6 +143,8 @@ def _policy_action(s, policy, word, params, masks, counts, extra):
     def act(s, policy, word, params, masks, counts, extra):
         if policy == GREEDY:
             return greedy_action(s, splitmix64(word))
+        if policy == FAST:
+            return F.record_action(s, params, masks, counts, extra)
         bits, offset = legal_bits(s)
         return pick_bit(bits, offset, uniform(word))
     return act

@@ -39,6 +39,7 @@ from hanafuda_env.koikoi.kernel import is_legal, legal_bits
 from hanafuda_env.koikoi.state import ROUND_OVER
 
 RANDOM, GREEDY, EXPERT = 0, 1, 2
+FAST = 3
 
 
 # The game-specific steps; each game registers its implementation (see the module docstring).
