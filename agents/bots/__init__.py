@@ -11,11 +11,12 @@ from typing import Any
 from agents.bots.base import Agent, AgentLike, View, decode
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent, ExpertParams
+from agents.bots.fast import FastAgent
 from agents.bots.registry import BASELINES, display_names, is_baseline_name, make_agent
 
-__all__ = ["BASELINES", "Agent", "AgentLike", "ExpertAgent", "ExpertParams", "GreedyAgent",
-           "PolicyAgent", "RandomAgent", "View", "decode", "display_names", "is_baseline_name",
-           "make_agent"]
+__all__ = ["BASELINES", "Agent", "AgentLike", "ExpertAgent", "ExpertParams", "FastAgent",
+           "GreedyAgent", "PolicyAgent", "RandomAgent", "View", "decode", "display_names",
+           "is_baseline_name", "make_agent"]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 from agents.bots.base import AgentLike
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
+from agents.bots.fast import FastAgent
 from agents.bots.hanaawase import HANAAWASE_BOTS
 from agents.bots.ismcts import ISMCTSAgent
 from agents.bots.search import SearchAgent
@@ -41,6 +42,7 @@ BASELINES: dict[str, Callable[..., AgentLike]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
+    "fast": FastAgent,
     "search": SearchAgent,
     "ismcts": ISMCTSAgent,
     "ppo": pretrained_agent,
@@ -89,7 +91,8 @@ def make_agent(spec: str, rules: Any = None, seed: int | None = None,
     ``module:name``; ``rules`` then a HanaawaseRules or a mapping of its options) from a
     short spec:
 
-    - a built-in bot by name (``random``, ``greedy``, ``expert``; ``search`` and ``ismcts``:
+    - a built-in bot by name (``random``, ``greedy``, ``expert``, ``fast``: the cheap policy
+      fitted to the expert that rollouts play; ``search`` and ``ismcts``:
       the search bots with their default budgets; ``ppo``: the shipped trained network);
     - a trained policy from an existing checkpoint file (a path is tried first, so a file
       named like a baseline wins only when it exists);

@@ -8,7 +8,8 @@ no hidden card of the real game is read). Every legal action is played in the sa
 each world is then rolled out to the round's end with the same random numbers (common random
 numbers: the actions' values differ by the action, not by the luck of the worlds), by a
 compiled rollout policy (``expert``, the default: the expert heuristic on each mover's view;
-``greedy`` or ``random``: faster per move, weaker). An action's value is the mean over the
+``fast``: the linear policy fitted to the expert, many times cheaper, so more worlds in the
+same time; ``greedy`` or ``random``: faster still, weaker). An action's value is the mean over the
 worlds of the match-win value of the round's end (:func:`hanafuda_env.envs.rewards.match_values`,
 ``value="match"``) or of the round's points (``value="points"``).
 
@@ -33,6 +34,7 @@ import numpy as np
 from agents.bots.base import Agent, View, decode
 from agents.bots.baselines import GreedyAgent, RandomAgent
 from agents.bots.expert import ExpertAgent
+from agents.bots.fast import FastAgent
 from hanafuda_env.common import cards as C
 from hanafuda_env.common.seeding import is_integer
 from hanafuda_env.common.worlds import deal_hidden
@@ -42,7 +44,7 @@ from hanafuda_env.koikoi.rules import RuleSet, RuleSpec
 from hanafuda_env.koikoi.state import STOCK_SIZE, new_states
 
 VALUES = ("match", "points")
-ROLLOUTS = ("greedy", "random", "expert")
+ROLLOUTS = ("greedy", "random", "expert", "fast")
 
 
 @dataclass
@@ -134,7 +136,8 @@ class SearchAgent(Agent):
 
 def _base_policy(rollout: str, rules: RuleSet, rng: np.random.Generator) -> Agent:
     """The agent that plays as the rollout policy does (the search's base policy)."""
-    agent = {"expert": ExpertAgent, "greedy": GreedyAgent, "random": RandomAgent}[rollout]
+    agent = {"expert": ExpertAgent, "greedy": GreedyAgent, "random": RandomAgent,
+             "fast": FastAgent}[rollout]
     return agent(rules, seed=int(rng.integers(2**63)))
 
 
