@@ -6,7 +6,8 @@ first compile.
 Targets (one core): batch 8192 through ``KoiKoiCore.step`` with every round's result row
 >= 15M decisions/s and >= 200x the plain reference ``tests/reference.py`` (timed in the same
 run); in-kernel rollouts to the round's end >= 5M decisions/s (random, greedy; the expert
-heuristic's, with its ratio to greedy's, for search bots). The cold-cache line times a
+heuristic's and the fast policy fitted to it, >= 1M, each with its ratio to greedy's, for
+search bots). The cold-cache line times a
 fresh process that compiles the kernel into an empty Numba cache (what a new machine pays
 once).
 """
@@ -122,13 +123,15 @@ def main() -> None:
         print(f"speed-up of batch {top} over the reference: "
               f"{results[top][0] / ref[0]:,.1f}x decisions/s")
     rates = {}
-    for policy in ("random", "greedy", "expert"):
+    for policy in ("random", "greedy", "expert", "fast"):
         for copies in (1, 1024):
             rates[policy, copies] = rate = bench_rollouts(copies, args.seconds, policy)
             print(f"rollout to the round's end, {policy:>6}, {copies:>5} forks of one game: "
                   f"{rate:>12,.0f} decisions/s")
-    print(f"expert rollouts over 1024 forks: {rates['expert', 1024] / rates['greedy', 1024]:.3f}"
-          f" x the greedy policy's decisions/s")
+    for policy in ("expert", "fast"):
+        print(f"{policy} rollouts over 1024 forks: "
+              f"{rates[policy, 1024] / rates['greedy', 1024]:.3f} x the greedy policy's "
+              f"decisions/s")
     if not args.skip_cold:
         print(f"first run with an empty Numba cache (import, compile, play): "
               f"{cold_compile_seconds():.1f} s")

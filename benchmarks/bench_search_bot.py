@@ -4,7 +4,7 @@ strength.
     python benchmarks/bench_search_bot.py [--bot search|ismcts] [--budgets 64 256 1024]
                                           [--matches 200] [--opponent expert]
                                           [--rules nintendo] [--value points|match]
-                                          [--rollout greedy|random|expert]
+                                          [--rollout greedy|random|expert|fast]
                                           [--confidence Z] [--prior expert|none]
 
 The budget is ``worlds`` (rollouts per legal action) for ``search`` and ``iterations``
