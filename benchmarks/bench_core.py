@@ -1,15 +1,18 @@
 """The compiled engine: random legal play per batch size, rollouts inside the kernel, the
-first compile.
+cost of a decision against its floor, the first compile.
 
     python benchmarks/bench_core.py [--seconds 3] [--batches 1 64 1024 8192]
 
-Targets (one core): batch 8192 through ``KoiKoiCore.step`` with every round's result row
->= 15M decisions/s and >= 200x the plain reference ``tests/reference.py`` (timed in the same
-run); in-kernel rollouts to the round's end >= 5M decisions/s (random, greedy; the expert
-heuristic's and the fast policy fitted to it, >= 1M, each with its ratio to greedy's, for
-search bots). The cold-cache line times a
-fresh process that compiles the kernel into an empty Numba cache (what a new machine pays
-once).
+Every rate is per CPU-second of this process (``time.process_time``: other jobs on the
+machine count less), with its nanoseconds per decision. Targets (one core): batch 8192
+through ``KoiKoiCore.step`` with every round's result row >= 15M decisions/s, about 100x the
+plain reference ``tests/reference.py`` timed in the same run; ``KoiKoiCore(1).step`` >= 300k;
+in-kernel rollouts to the round's end >= 25M (random), and the cheap ``fast`` policy >= 1M
+(with the expert's and fast's ratios to greedy's, for search bots). The floor lines time
+:mod:`floor_loop`'s loop (a random legal card and the turn's card moves, no scoring) on fresh
+deals and each kernel rollout policy on the same deals: what the rules cost per decision
+above what no engine can skip. The cold-cache line times (wall clock) a fresh process that
+compiles the kernel into an empty Numba cache (what a new machine pays once).
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from cli_args import (  # benchmarks/ on the path
     positive_int_list,
     run_main,
 )
+from floor_loop import floor_ns, fresh_deals, rollout_ns
 
+from hanafuda_env.koikoi.batch import POLICIES
 from hanafuda_env.koikoi.core import KoiKoiCore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,8 +47,8 @@ def bench_core(batch: int, seconds: float, seed: int = 0) -> tuple[float, float]
     for _ in range(20):  # warm up
         core.step(core.sample_legal_actions(rng))
     decisions = rounds = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < seconds:
         for _ in range(10):
             outcome = core.step(core.sample_legal_actions(rng))
             rounds += len(outcome.rounds)
@@ -56,9 +61,9 @@ def bench_rollouts(copies: int, seconds: float, policy: str, seed: int = 0) -> f
     source = KoiKoiCore(1, seed=seed, autoreset=False)
     source.fork(0, copies).rollout(policy, "round", seed=0)  # compiles, if the cache is cold
     decisions = 0
-    start = time.perf_counter()
+    start = time.process_time()
     k = 0
-    while (elapsed := time.perf_counter() - start) < seconds:
+    while (elapsed := time.process_time() - start) < seconds:
         worlds = source.fork(0, copies)
         decisions += int(worlds.rollout(policy, "round", seed=k)[1].sum())
         k += 1
@@ -78,8 +83,8 @@ def bench_reference(seconds: float) -> tuple[float, float] | None:
     game = reference.ReferenceGame(NINTENDO, seed=0)
     pick = random.Random(0)
     decisions = rounds = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < seconds:
         outcome = game.step(pick.choice(game.legal_actions()))
         rounds += len(outcome.rounds)
         decisions += 1
@@ -111,14 +116,17 @@ def main() -> None:
     parser.add_argument("--skip-cold", action="store_true",
                         help="do not time the compile into an empty cache")
     args = parser.parse_args()
-    print(f"{'batch':>6} {'decisions/s':>14} {'rounds/s':>12}   KoiKoiCore.step, random play")
+    print(f"{'batch':>6} {'decisions/s':>14} {'ns/decision':>12} {'rounds/s':>12}   "
+          f"KoiKoiCore.step, random play")
     results = {}
     for batch in args.batches:
         results[batch] = bench_core(batch, args.seconds)
-        print(f"{batch:>6} {results[batch][0]:>14,.0f} {results[batch][1]:>12,.0f}")
+        print(f"{batch:>6} {results[batch][0]:>14,.0f} {1e9 / results[batch][0]:>12,.1f} "
+              f"{results[batch][1]:>12,.0f}")
     ref = bench_reference(args.seconds)
     if ref is not None:
-        print(f"{'ref':>6} {ref[0]:>14,.0f} {ref[1]:>12,.0f}   (plain single-game reference)")
+        print(f"{'ref':>6} {ref[0]:>14,.0f} {1e9 / ref[0]:>12,.1f} {ref[1]:>12,.0f}   "
+              f"(plain single-game reference)")
         top = max(args.batches)
         print(f"speed-up of batch {top} over the reference: "
               f"{results[top][0] / ref[0]:,.1f}x decisions/s")
@@ -132,6 +140,18 @@ def main() -> None:
         print(f"{policy} rollouts over 1024 forks: "
               f"{rates[policy, 1024] / rates['greedy', 1024]:.3f} x the greedy policy's "
               f"decisions/s")
+    deals = fresh_deals(1024)
+    base = floor_ns(deals)
+    print(f"floor loop (a random legal card and the turn's card moves, no scoring), 1024 fresh "
+          f"deals: {base:.1f} ns/decision")
+    for policy in POLICIES:
+        ns = rollout_ns(deals, policy)
+        print(f"kernel rollout, {policy:>6}, the same deals: {ns:>9,.1f} ns/decision "
+              f"({1e9 / ns:>12,.0f}/s), {ns / base:.2f} x the floor")
+    if ref is not None:
+        top = max(args.batches)
+        print(f"KoiKoiCore.step at batch {top}: {1e9 / results[top][0]:.1f} ns/decision, "
+              f"{1e9 / results[top][0] / base:.2f} x the floor")
     if not args.skip_cold:
         print(f"first run with an empty Numba cache (import, compile, play): "
               f"{cold_compile_seconds():.1f} s")

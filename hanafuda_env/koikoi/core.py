@@ -355,8 +355,9 @@ class KoiKoiCore:
                 seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """Play every game on inside the kernel to the end of its round (``until="round"``)
         or match (``"match"``, dealing the rounds between) with a compiled ``policy``
-        ("random", "greedy" or "expert": the expert heuristic on the mover's view, or one
-        per seat); returns the zero-sum points each seat won
+        ("random", "greedy", "expert": the expert heuristic on the mover's view, or "fast":
+        the linear policy fitted to it; or one per seat); returns the zero-sum points each
+        seat won
         (B, 2) and the moves played (B,). Games end in phase ROUND_OVER / MATCH_OVER (an
         autoreset core deals on at its next ``deal_next``); no result rows are kept, so
         fork the games to roll out first."""
