@@ -1,7 +1,7 @@
 """Where the time of each speed target goes: the profiles behind the figures of the other
 benchmarks.
 
-    python benchmarks/profile_speed.py [--paths core game aec vector expert] [--top 8]
+    python benchmarks/profile_speed.py [--paths core core1 game aec vector expert] [--top 8]
 
 ``core``, ``game``, ``aec`` and ``vector`` run their benchmark's loop (random legal play:
 ``KoiKoiCore.step`` at batch 8192, ``KoiKoiGame.step``, ``koikoi_v0.env()``,
@@ -11,8 +11,10 @@ Python (the wrappers around them). ``vector`` also times a plain fill of the obs
 array: what writing the observation bytes costs before any encoding. ``expert`` times the
 compiled expert on views grouped by how many candidate outcomes a decision has, since its
 race model values each outcome in its own lane: the cost per decision against the outcomes.
-cProfile adds a fixed cost to every Python call, so the Python share reads high; the split
-says which part a target waits on.
+``core1`` splits one ``KoiKoiCore(1).step`` call into the random draw, the dispatch of its
+kernels and its outcome's arrays (microseconds per call): the per-call overhead that bounds
+batch 1. cProfile adds a fixed cost to every Python call, so the Python share reads high;
+the split says which part a target waits on.
 """
 
 from __future__ import annotations
@@ -30,14 +32,17 @@ from cli_args import JoinLists, make_parser, positive_int, run_main
 from numba.core.registry import CPUDispatcher
 
 from agents.bots.expert import ExpertAgent
+from hanafuda_env.common.results import MatchResults, RoundResults, StepOutcome
 from hanafuda_env.envs import koikoi_v0
 from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
+from hanafuda_env.koikoi import loops as L
 from hanafuda_env.koikoi.core import KoiKoiCore
 from hanafuda_env.koikoi.expert import kernel as K
 from hanafuda_env.koikoi.game import KoiKoiGame
 from hanafuda_env.koikoi.observation import OBS_DIM, encode_observations
+from hanafuda_env.koikoi.state import ROUND_OVER
 
-PATHS = ("core", "game", "aec", "vector", "expert")
+PATHS = ("core", "core1", "game", "aec", "vector", "expert")
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("hanafuda_env", "agents")
 
@@ -120,6 +125,38 @@ def vector_run(batch: int = 8192, steps: int = 60) -> Callable[[], int]:
     return run
 
 
+def core_one_split(repeats: int = 50000) -> None:
+    """``KoiKoiCore(1).step`` with its random action, split into what a call pays beside the
+    move: the random draw, the action's kernel, the dispatcher typing and unboxing the
+    step kernel's twelve arguments (timed on a waiting game, which makes no move) and the
+    outcome's fresh arrays. Process-time microseconds per call."""
+    core, rng = KoiKoiCore(1, seed=0), np.random.default_rng(0)
+    waiting = KoiKoiCore(1, seed=0, autoreset=False)
+    waiting.records["phase"] = ROUND_OVER
+    wait, c = np.full(1, -1, dtype=np.int64), waiting._compiled
+    draw = rng.random(1)
+    empty = (RoundResults.empty(core.yaku_names), MatchResults.concat([]))
+    parts = {
+        "step + sample_legal_actions (the benchmark)":
+            lambda: core.step(core.sample_legal_actions(rng)),
+        "sample_legal_actions": lambda: core.sample_legal_actions(rng),
+        "  of which the random draw (rng.random(1))": lambda: rng.random(1),
+        "  of which the sampling kernel's call": lambda: L.sample_actions(
+            core.records, draw, wait.copy()),
+        "step kernel's call without a move (dispatch of 12 arguments)": lambda: L.step_games(
+            waiting.records, wait, *c.ctx, waiting._rows, waiting._row_games,
+            waiting._n_results, 3, False, True),
+        "a step's outcome without rows (3 arrays and the record)": lambda: StepOutcome(
+            np.zeros((1, 2), dtype=np.int32), np.zeros(1, dtype=bool),
+            np.zeros(1, dtype=bool), *empty),
+        "a finished round's tables (once a round, about 1 step in 15)": lambda: core._tables(
+            [(np.zeros(1, dtype=np.int64), core._rows[:1].copy())]),
+    }
+    print("\nKoiKoiCore(1).step, random play: microseconds per call (process time)")
+    for label, call in parts.items():
+        print(f"  {seconds_per_call(call, repeats) * 1e6:7.2f}  {label}")
+
+
 def seconds_per_call(call: Callable[[], object], repeats: int = 30) -> float:
     call()
     start = time.process_time()
@@ -195,6 +232,9 @@ def main() -> None:
     for path in args.paths:
         if path == "expert":
             expert_by_outcomes()
+            continue
+        if path == "core1":
+            core_one_split()
             continue
         label, make = runs[path]
         profile(label, make(), args.top)
