@@ -356,11 +356,12 @@ def apply_move(s, action, params, masks, counts, lookup, row) -> bool:
     Turn ends score the mover's pile by the ``lookup`` tables (:mod:`score_lookup`)."""
     phase = s.phase
     mover = s.mover
+    start = s.piles[mover]  # the turn's end scores the pile again only if it grew
     if phase == PLAY:
         s.hands[mover] ^= card_bit(action)
         if place_card(s, action, mover, CHOOSE_PLAYED):
             return False
-        return _draw(s, mover, params, masks, counts, lookup, row)
+        return _draw(s, mover, start, params, masks, counts, lookup, row)
     if phase == DECIDE:
         if action == STOP:
             return _end_by_yaku(s, mover, END_STOP, params, masks, counts, row)
@@ -373,8 +374,8 @@ def apply_move(s, action, params, masks, counts, lookup, row) -> bool:
     s.piles[mover] |= taken | card_bit(s.pending)
     s.pending = -1
     if phase == CHOOSE_PLAYED:
-        return _draw(s, mover, params, masks, counts, lookup, row)
-    return _end_turn(s, mover, params, masks, counts, lookup, row)
+        return _draw(s, mover, start, params, masks, counts, lookup, row)
+    return _end_turn(s, mover, start, params, masks, counts, lookup, row)
 
 
 @njit(cache=True, inline="always")
@@ -397,22 +398,25 @@ def place_card(s, card, mover, choose_phase) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _draw(s, mover, params, masks, counts, lookup, row) -> bool:
+def _draw(s, mover, start, params, masks, counts, lookup, row) -> bool:
     """Turn over the top of the stock and place it like a played card (§2.2)."""
     card = s.stock[min(s.stock_pos, STOCK_SIZE - 1)]
     s.stock_pos += 1
     if place_card(s, card, mover, CHOOSE_DRAWN):
         return False
-    return _end_turn(s, mover, params, masks, counts, lookup, row)
+    return _end_turn(s, mover, start, params, masks, counts, lookup, row)
 
 
 @njit(cache=True, inline="always")
-def _end_turn(s, mover, params, masks, counts, lookup, row) -> bool:
-    """End-of-turn yaku check (§2.4): decide, win, or pass the turn."""
+def _end_turn(s, mover, start, params, masks, counts, lookup, row) -> bool:
+    """End-of-turn yaku check (§2.4): decide, win, or pass the turn. The pile is scored
+    again only if this move added to it (``start``: the mover's pile when the move began):
+    a turn that captured nothing keeps its total."""
     previous = s.yaku_total[mover]
-    table = 1 if s.koikoi_calls[mover] > 0 else 0
-    total = lookup_total(s.piles[mover], table, lookup)
-    s.yaku_total[mover] = total
+    total = previous
+    if s.piles[mover] != start:
+        total = lookup_total(s.piles[mover], 1 if s.koikoi_calls[mover] > 0 else 0, lookup)
+        s.yaku_total[mover] = total
     s.turn += 1
     if total > previous:
         called_before = s.koikoi_calls[0] + s.koikoi_calls[1] > 0

@@ -58,7 +58,9 @@ class State:
     pending: np.ndarray = field_spec(np.int8, (), "card waiting for a field choice, -1 if none")
     koikoi_calls: np.ndarray = field_spec(np.int16, (2,), "koi-koi calls per seat this round")
     yaku_total: np.ndarray = field_spec(np.int32, (2,), "each seat's yaku total at its last "
-                                   "turn's end (the raised sake yaku from its call on)")
+                                   "turn's end (the raised sake yaku from its call on); a "
+                                   "turn that captures nothing keeps it, so a state set by "
+                                   "hand holds its pile's total")
     turn: np.ndarray = field_spec(np.int16, (), "turns completed this round")
     round_index: np.ndarray = field_spec(np.int16, (), "rounds of the match finished")
     match_score: np.ndarray = field_spec(np.int32, (2,), "zero-sum match score: sum of the "
