@@ -38,6 +38,7 @@ from numba import njit
 from hanafuda_env.common import cards as C
 from hanafuda_env.common.bits import ONE, U64, ZERO, lowest_index, popcount
 from hanafuda_env.koikoi.expert.fast_weights import CARD_WEIGHTS, DECIDE_WEIGHTS
+from hanafuda_env.koikoi.expert.kernel import match_chance
 from hanafuda_env.koikoi.kernel import (
     P_N_YAKU,
     P_ROUNDS,
@@ -88,7 +89,6 @@ assert _W_CARD.shape == (N_CARD_FEATURES,) and _W_DECIDE.shape == (N_DECIDE_FEAT
 _MONTH = C.MONTH_MASK_OF_CARD.copy()
 _KINDS = np.array([C.BRIGHTS, C.ANIMALS, C.RIBBONS, C.CHAFF_CARDS], dtype=np.uint64)
 _ALL = U64(C.ALL_CARDS)
-_SQRT2 = math.sqrt(2.0)
 
 
 # ------------------------------------------------------------------------ the rule set
@@ -229,18 +229,29 @@ def _unseen(hand, field, own_pile, opp_pile, pending) -> np.uint64:
     return _ALL & ~(hand | field | own_pile | opp_pile | pend)
 
 
-@njit(cache=True)
-def decision_rows(hand, field, own_pile, opp_pile, pending, phase, own_calls, opp_calls,
-                  params, masks, counts, lookup, feats, acts, made) -> np.int64:
-    """Every card outcome of a decision: its features (``feats`` rows), action and the
-    points it makes now (``made``, 0 if none). Returns how many (the fit's data)."""
-    outs = np.empty((MAX_OUTCOMES, 4), dtype=np.uint64)
+@njit(cache=True, inline="always")
+def _card_decision(hand, field, own_pile, opp_pile, pending, phase, own_calls, opp_calls,
+                   counts, lookup, outs, acts):
+    """A card decision's outcomes (into ``outs`` and ``acts``) and what valuing them reads:
+    ``(n, unit, t_me, t_opp, unseen, early, now)``."""
     n = list_outcomes(hand, field, pending, phase, outs, acts)
     unit = rule_unit(counts)
     t_me, t_opp = (1 if own_calls > 0 else 0), (1 if opp_calls > 0 else 0)
     unseen = _unseen(hand, field, own_pile, opp_pile, pending)
     early = popcount(hand) / 8.0
     now = lookup_total(own_pile, t_me, lookup)
+    return n, unit, t_me, t_opp, unseen, early, now
+
+
+@njit(cache=True)
+def decision_rows(hand, field, own_pile, opp_pile, pending, phase, own_calls, opp_calls,
+                  params, masks, counts, lookup, feats, acts, made) -> np.int64:
+    """Every card outcome of a decision: its features (``feats`` rows), action and the
+    points it makes now (``made``, 0 if none). Returns how many (the fit's data)."""
+    outs = np.empty((MAX_OUTCOMES, 4), dtype=np.uint64)
+    n, unit, t_me, t_opp, unseen, early, now = _card_decision(
+        hand, field, own_pile, opp_pile, pending, phase, own_calls, opp_calls, counts, lookup,
+        outs, acts)
     for o in range(n):
         outcome_features(outs[o, 0], outs[o, 1], outs[o, 2], outs[o, 3], own_pile, opp_pile,
                          unseen, t_me, t_opp, early, params, masks, counts, unit, feats[o])
@@ -249,18 +260,6 @@ def decision_rows(hand, field, own_pile, opp_pile, pending, phase, own_calls, op
 
 
 # ----------------------------------------------------------------------------- koi-koi
-@njit(cache=True, inline="always")
-def _match_chance(margin, sigma, stake) -> float:
-    """The expert's chance of winning the match with this margin and ``sigma`` of rounds to
-    come (a starting stake decides a margin of the stake)."""
-    if stake >= 0:
-        if margin >= stake:
-            return 1.0
-        if margin <= -stake:
-            return 0.0
-    return 0.5 * (1.0 + math.erf(margin / (sigma * _SQRT2)))
-
-
 @njit(cache=True)
 def _nearest(pile, other, t, n_yaku, masks, counts) -> np.int64:
     """Fewest cards that would raise the side's total: a yaku's missing cards, or one card
@@ -311,13 +310,13 @@ def decide_features(hand, field, own_pile, opp_pile, own_calls, opp_calls, score
     diff = float(score_diff)
     sigma = ROUND_SIGMA * unit * math.sqrt(max(rounds_left - 1, 0)) + 1e-6
     stake = params[P_STAKE]
-    u_stop = _match_chance(diff + stop, sigma, stake)
+    u_stop = match_chance(diff + stop, sigma, stake)
     for i in range(N_DECIDE_FEATURES):
         out[i] = 0.0
     out[0] = 1.0
     out[1] = u_stop
-    out[2] = _match_chance(diff + 2.0 * stop, sigma, stake) - u_stop
-    out[3] = u_stop - _match_chance(diff - stop, sigma, stake)
+    out[2] = match_chance(diff + 2.0 * stop, sigma, stake) - u_stop
+    out[3] = u_stop - match_chance(diff - stop, sigma, stake)
     out[4] = stop / (10.0 * unit)
     opp = _nearest(opp_pile, own_pile, 1 if opp_calls > 0 else 0, n_yaku, masks, counts)
     own = _nearest(own_pile, opp_pile, t_me, n_yaku, masks, counts)
@@ -359,12 +358,9 @@ def view_action(hand, field, own_pile, opp_pile, pending, phase, own_calls, opp_
         return KOIKOI if logit > 0.0 or u_stop <= HOPELESS else STOP
     outs = np.empty((MAX_OUTCOMES, 4), dtype=np.uint64)
     acts = np.empty(MAX_OUTCOMES, dtype=np.int64)
-    n = list_outcomes(hand, field, pending, phase, outs, acts)
-    unit = rule_unit(counts)
-    t_me, t_opp = (1 if own_calls > 0 else 0), (1 if opp_calls > 0 else 0)
-    unseen = _unseen(hand, field, own_pile, opp_pile, pending)
-    early = popcount(hand) / 8.0
-    now = lookup_total(own_pile, t_me, lookup)
+    n, unit, t_me, t_opp, unseen, early, now = _card_decision(
+        hand, field, own_pile, opp_pile, pending, phase, own_calls, opp_calls, counts, lookup,
+        outs, acts)
     feats = np.empty(2 * N_BLOCK)  # a block's features, then its weights at this stage
     for i in range(N_BLOCK):  # w . (f, early f) = (w_block + early w_early) . f
         feats[N_BLOCK + i] = _W_CARD[i] + early * _W_CARD[N_BLOCK + i]

@@ -233,7 +233,7 @@ NO_EXPERT = _placeholder()
 
 
 @njit(cache=True)
-def _match_chance(margin, sigma, stake) -> float:
+def match_chance(margin, sigma, stake) -> float:
     """Chance of winning the match with this score margin and ``sigma`` of noise to come (a
     draw counts half); with a starting stake (>= 0) a margin of the stake is decided."""
     if stake >= 0:
@@ -254,7 +254,7 @@ def _weighted_chance(probs, scores, diff, sign, sigma, stake) -> float:
     total = 0.0
     for e in range(n_events):
         p = probs[e] / max(weight, 1e-300) if weight > 0 else 1.0 / n_events
-        total += p * _match_chance(diff + sign * scores[e], sigma, stake)
+        total += p * match_chance(diff + sign * scores[e], sigma, stake)
     return total
 
 
@@ -310,13 +310,13 @@ def _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits,
     later = max(vi[VI_ROUNDS_LEFT] - 1, 0)
     sigma = weights[1] * unit * math.sqrt(later) + 1e-6
     stake = params[P_STAKE]
-    u_stop = _match_chance(diff + stop, sigma, stake)
+    u_stop = match_chance(diff + stop, sigma, stake)
     p_me, p_opp = floats[F_P_ME, 0], floats[F_P_OPP, 0]
     p_none = min(max(1.0 - p_me - p_opp, 0.0), 1.0)
     u_mine = _weighted_chance(events[0], events[1], diff, 1.0, sigma, stake)
     u_theirs = _weighted_chance(events[2], events[3], diff, -1.0, sigma, stake)
     u_koi = (p_me * u_mine + p_opp * u_theirs
-             + p_none * _match_chance(diff + floats[F_EXHAUST, 0], sigma, stake))
+             + p_none * match_chance(diff + floats[F_EXHAUST, 0], sigma, stake))
     hopeless = u_stop < 1e-9  # a stop loses the match anyway: nothing to lose
     return KOIKOI if u_koi > u_stop + weights[2] or hopeless else STOP
 
