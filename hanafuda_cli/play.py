@@ -1,7 +1,7 @@
 """Play Koi-Koi against a bot in the terminal or in the browser (``--web``), or Hana-awase
 against N − 1 bots in the terminal.
 
-    python play.py [--bot expert|greedy|random|fast|search|ismcts|ppo|runs/<run>/checkpoints/latest.pt]
+    python play.py [--bot expert|greedy|random|fast|search|ismcts|ppo|<checkpoint.pt>]
                    [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7] [--record FILE]
     python play.py --web [--port 8765] [--bot-delay 0.8] [--bot …] [--rules …] …
     python play.py --game hanaawase [--players 3] [--bot expert] [--rounds 3] [--seat 0]

@@ -35,7 +35,7 @@ PYTHONWARNINGS="${PYTHONWARNINGS:+$PYTHONWARNINGS,}$QUIET_BUILD" \
   "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
 # An empty Numba cache costs about a minute of compiling at the first run: paid here, once
 # for each version of the kernels' sources (the cache folder follows them).
-printf "setup: compiling the game kernels into Numba's cache (about a minute, once) ... "
+printf "setup: compiling the game kernels into Numba's cache (once; a few minutes on 2 cores) ... "
 "$VENV/bin/python" scripts/warm_numba_cache.py \
   || echo "setup: the kernels could not be compiled now; the first run will compile them"
 # The browser test of play.py --web drives Debian's Chromium through its chromedriver (the
