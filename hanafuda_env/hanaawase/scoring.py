@@ -3,8 +3,9 @@ yaku of the variants, and the round score formula.
 
 The yaku table is made of the same :class:`~hanafuda_env.koikoi.scoring.Yaku` records as Koi-Koi's,
 so the compiled kernel scores it with the same functions (``kernel.yaku_arrays``,
-``kernel.pile_total``). :func:`score_round` is the plain-Python statement of a round's
-scoring, which the kernel's result rows match and which displays use.
+``kernel.pile_breakdown``, ``score_lookup.lookup_total``). :func:`score_round` is the
+plain-Python statement of a round's scoring, which the kernel's result rows match and which
+displays use.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ class CompiledRules:
 
 def yaku_arrays(tables: tuple[tuple[Yaku, ...], ...]) -> tuple[np.ndarray, np.ndarray]:
     """Yaku tables (the same names in each) as the ``masks`` (T, n, 4) and ``counts``
-    (T, n, 6) arrays that :func:`pile_total` reads; any game's yaku table compiles here."""
+    (T, n, 6) arrays that :func:`pile_breakdown` reads; any game's yaku table compiles here."""
     names = tuple(y.name for y in tables[0])
     n = len(names)
     masks = np.zeros((len(tables), n, 4), dtype=np.uint64)
@@ -175,19 +175,10 @@ def _points(pile, table, y, masks, counts, stands) -> np.int64:
     return counts[table, y, Y_POINTS] + counts[table, y, Y_EXTRA_POINTS] * max(extra, 0)
 
 
-@njit(cache=True, inline="always")
-def pile_total(pile, table, masks, counts, n_yaku) -> np.int64:
-    """Yaku total of a pile under table 0 (no call) or 1 (called koi-koi)."""
-    stands = _standing(pile, table, masks, counts, n_yaku)
-    total = 0
-    for y in range(n_yaku):
-        total += _points(pile, table, y, masks, counts, stands)
-    return total
-
-
 @njit(cache=True)
 def pile_breakdown(pile, table, masks, counts, n_yaku, out) -> None:
-    """Each yaku's points in the pile, into ``out[:n_yaku]``."""
+    """Each yaku's points in the pile under table 0 (no call) or 1 (called koi-koi), into
+    ``out[:n_yaku]`` (result rows; a turn's total comes from ``score_lookup``)."""
     stands = _standing(pile, table, masks, counts, n_yaku)
     for y in range(n_yaku):
         out[y] = _points(pile, table, y, masks, counts, stands)

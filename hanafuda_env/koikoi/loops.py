@@ -38,8 +38,7 @@ from hanafuda_env.common.borrow import borrowed
 from hanafuda_env.koikoi.kernel import is_legal, legal_bits
 from hanafuda_env.koikoi.state import ROUND_OVER
 
-RANDOM, GREEDY, EXPERT = 0, 1, 2
-FAST = 3
+RANDOM, GREEDY, EXPERT, FAST = 0, 1, 2, 3
 
 
 # The game-specific steps; each game registers its implementation (see the module docstring).

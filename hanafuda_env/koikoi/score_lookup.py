@@ -12,8 +12,8 @@ Groups are merged while the joint table stays small, which saves loads (the ribb
 share their atoms).
 
 :func:`lookup_total` is the compiled scorer the kernel calls at every turn's end: about ten
-popcounts against the thirteen yaku's forty-odd conditions and branches of the table scorer
-(``kernel.pile_total``, which result rows' breakdowns still use). Both tables of a rule set
+popcounts against the thirteen yaku's forty-odd conditions and branches of the table's
+per-yaku breakdown (``kernel.pile_breakdown``, which result rows use). Both tables of a rule set
 (before and after a koi-koi call) are packed into one ``int64`` array, laid out as
 :func:`pack_lookup` documents.
 """

@@ -9,7 +9,8 @@ RULES.md §3, has no table yet).
 Three scorers read one table: :func:`score_yaku` (one pile, plain Python, a name → points
 dict), :class:`BatchScorer` (uint64 piles in a NumPy batch, totals or a breakdown, for agents
 and analysis) and the engine's compiled scorer (``kernel.compile_rules`` turns the table into
-the mask and count arrays that ``kernel.pile_total`` reads).
+the mask and count arrays that ``kernel.pile_breakdown`` reads, and
+``score_lookup.pack_lookup`` into the tables of a pile's total at every turn's end).
 """
 
 from __future__ import annotations
