@@ -18,6 +18,17 @@ from hanafuda_env.koikoi.expert import kernel as K
 from hanafuda_env.koikoi.expert.card_model import CARD_MODEL
 from hanafuda_env.koikoi.rules import RuleSpec
 
+# How far below the expert's best value an action still counts as as good: above its
+# tie-break noise (1e-9), far below any real difference between its values.
+TIE_TOLERANCE = 1e-7
+
+
+def tie_sets(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
+    """(B, 98) bools: the actions of :meth:`ExpertAgent.action_values` within ``tolerance``
+    of their row's best, the moves the expert cannot tell from its own."""
+    best = values.max(axis=1, keepdims=True)
+    return np.isfinite(values) & (values >= best - tolerance)
+
 
 @dataclass(frozen=True)
 class ExpertParams:
@@ -88,13 +99,30 @@ class ExpertAgent(Agent):
         self.__dict__.update(state)
         self._scratch = K.new_scratch(self._expert)
 
+    def _views(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = len(obs)
+        vu = np.empty((n, K.N_VU), dtype=np.uint64)
+        vi = np.empty((n, K.N_VI), dtype=np.int64)
+        K.views_from_observations(obs, self._expert.score_unit, self._expert.rounds, vu, vi)
+        return vu, vi
+
+    def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(B, 98) what the expert compares per legal action, -inf where illegal
+        (:func:`~hanafuda_env.koikoi.expert.kernel.action_values`): it plays the highest,
+        and those within :data:`TIE_TOLERANCE` of it are the moves it rates as good."""
+        obs, mask = self.check(obs, mask)
+        obs, mask = np.ascontiguousarray(obs), np.ascontiguousarray(mask)
+        vu, vi = self._views(obs)
+        values = np.empty(mask.shape, dtype=np.float64)
+        K.values_on_views(vu, vi, mask, self._weights, *self._expert.arrays, self._scratch,
+                          values)
+        return values
+
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, mask = np.ascontiguousarray(obs), np.ascontiguousarray(mask)
         n = len(obs)
         expert = self._expert
-        vu = np.empty((n, K.N_VU), dtype=np.uint64)
-        vi = np.empty((n, K.N_VI), dtype=np.int64)
-        K.views_from_observations(obs, expert.score_unit, expert.rounds, vu, vi)
+        vu, vi = self._views(obs)
         starts = np.empty((n, 2), dtype=np.int64)
         n_noise = K.count_outcomes(vu, mask, starts)
         noise = self.rng.random(n_noise) if n_noise else np.zeros(1)

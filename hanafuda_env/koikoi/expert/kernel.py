@@ -219,14 +219,15 @@ def _scratch(n_masks: int, n_events: int) -> tuple:
     """Card chances (card, lane), count tails (mask, count, lane), the koi-koi
     position's events (my chances, scores, the opponent's), yaku breakdowns (outcome; the
     last row the opponent's), per-mask counts (mask, outcome; the last column the largest
-    count asked), per-outcome floats, card sets (per lane) and totals, and a row's outcome
-    list. Lane o is my side after outcome o, lane MAX_OUT + o the opponent's."""
+    count asked), per-outcome floats, card sets (per lane) and totals, a row's outcome
+    list and its outcomes' values. Lane o is my side after outcome o, lane MAX_OUT + o the
+    opponent's."""
     return (np.zeros((48, LANES)), np.zeros((n_masks, MAX_NEED + 1, LANES)),
             np.zeros((4, n_events)), np.zeros((MAX_OUT + 1, MAX_YAKU), dtype=np.int64),
             np.zeros((n_masks, LANES + 1), dtype=np.int64), np.zeros((N_FLOATS, MAX_OUT)),
             np.zeros((4, LANES), dtype=np.uint64), np.zeros((2, MAX_OUT), dtype=np.int64),
             np.zeros((4, MAX_OUTCOMES), dtype=np.uint64),
-            np.zeros((2, MAX_OUTCOMES), dtype=np.int64))
+            np.zeros((2, MAX_OUTCOMES), dtype=np.int64), np.zeros(MAX_OUTCOMES))
 
 
 NO_EXPERT = _placeholder()
@@ -293,11 +294,11 @@ def _card_values(vu, vi, n, outs, weights, params, masks, counts, table, forbidd
 
 
 @njit(cache=True)
-def _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits, chances, unit,
-            scratch) -> np.int64:
-    """Stop or koi-koi, by the chance of winning the match after each: a stop banks the
-    score; a koi-koi leads to each way of improving (its own score), to the opponent
-    scoring, or to the hands running out, with the race's chances."""
+def _decide_chances(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits,
+                    chances, unit, scratch) -> tuple[float, float]:
+    """The match-win chances after a stop and after a koi-koi: a stop banks the score; a
+    koi-koi leads to each way of improving (its own score), to the opponent scoring, or to
+    the hands running out, with the race's chances."""
     events, bds, floats, sets, totals = scratch[2], scratch[3], scratch[5], scratch[6], \
         scratch[7]
     sets[0, 0], sets[1, 0], sets[2, 0] = vu[VU_HAND], vu[VU_FIELD], vu[VU_OWN_PILE]
@@ -317,8 +318,26 @@ def _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits,
     u_theirs = _weighted_chance(events[2], events[3], diff, -1.0, sigma, stake)
     u_koi = (p_me * u_mine + p_opp * u_theirs
              + p_none * match_chance(diff + floats[F_EXHAUST, 0], sigma, stake))
-    hopeless = u_stop < 1e-9  # a stop loses the match anyway: nothing to lose
-    return KOIKOI if u_koi > u_stop + weights[2] or hopeless else STOP
+    return u_stop, u_koi
+
+
+@njit(cache=True)
+def _decision_values(u_stop, u_koi, margin) -> tuple[float, float]:
+    """What the expert compares for stop and koi-koi: the match-win chances, the stop's
+    raised by ``margin``; a stop that loses the match anyway is worth less than any
+    koi-koi (nothing to lose)."""
+    hopeless = u_stop < 1e-9
+    return (-1.0 if hopeless else u_stop + margin), u_koi
+
+
+@njit(cache=True)
+def _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits, chances, unit,
+            scratch) -> np.int64:
+    """Stop or koi-koi, whichever :func:`_decision_values` ranks higher (stop on a tie)."""
+    u_stop, u_koi = _decide_chances(vu, vi, weights, params, masks, counts, table, forbidden,
+                                    mask_bits, chances, unit, scratch)
+    stop, koikoi = _decision_values(u_stop, u_koi, weights[2])
+    return KOIKOI if koikoi > stop else STOP
 
 
 @njit(cache=True)
@@ -363,6 +382,30 @@ def _list_outcomes(plays, takes, field, pending, outs, acts) -> np.int64:
 
 
 @njit(cache=True)
+def _outcome_values(vu, vi, plays, takes, weights, params, masks, counts, table, forbidden,
+                    mask_bits, chances, unit, scratch) -> np.int64:
+    """The value of every card outcome of ``plays`` and ``takes`` (in
+    :func:`_list_outcomes`' order) into ``scratch[10]``, its action into ``scratch[9][0]``;
+    returns how many."""
+    floats, outs, acts, values = scratch[5], scratch[8], scratch[9], scratch[10]
+    n = _list_outcomes(plays, takes, vu[VU_FIELD], _BIT[max(vi[VI_PENDING], 0)], outs, acts)
+    for start in range(0, n, MAX_OUT):
+        size = min(MAX_OUT, n - start)
+        _card_values(vu, vi, size, outs[:, start:start + size], weights, params, masks, counts,
+                     table, forbidden, mask_bits, chances, unit, scratch)
+        for o in range(size):
+            values[start + o] = floats[F_VALUE, o]
+    return n
+
+
+@njit(cache=True)
+def _opponent_breakdown(vu, vi, params, masks, counts, scratch) -> None:
+    """The opponent's yaku breakdown, which the race reads from the last breakdown row."""
+    breakdown_total(vu[VU_OPP_PILE], vi[VI_OPP_CALLED] != 0, params, masks, counts,
+                    scratch[3][MAX_OUT])
+
+
+@njit(cache=True)
 def choose(vu, vi, plays, takes, can_stop, can_koikoi, noise, at_first, at_second, weights,
            params, masks, counts, table, forbidden, mask_bits, chances, unit,
            scratch) -> np.int64:
@@ -370,29 +413,50 @@ def choose(vu, vi, plays, takes, can_stop, can_koikoi, noise, at_first, at_secon
     a bit set) and ``takes`` (field cards to take), else stop or koi-koi. Outcome i of the
     card actions (ascending) adds ``NOISE × noise[at_first + i]``, the second outcome j of
     the plays matching two field cards ``NOISE × noise[at_second + j]``."""
-    bds = scratch[3]
-    breakdown_total(vu[VU_OPP_PILE], vi[VI_OPP_CALLED] != 0, params, masks, counts,
-                     bds[MAX_OUT])
+    _opponent_breakdown(vu, vi, params, masks, counts, scratch)
     if plays == ZERO and takes == ZERO:
         if can_stop and can_koikoi:
             return _decide(vu, vi, weights, params, masks, counts, table, forbidden, mask_bits,
                            chances, unit, scratch)
         return STOP if can_stop else KOIKOI
-    floats, outs, acts = scratch[5], scratch[8], scratch[9]
-    n = _list_outcomes(plays, takes, vu[VU_FIELD], _BIT[max(vi[VI_PENDING], 0)], outs, acts)
+    n = _outcome_values(vu, vi, plays, takes, weights, params, masks, counts, table,
+                        forbidden, mask_bits, chances, unit, scratch)
+    acts, values = scratch[9], scratch[10]
     n_first = popcount(plays) + popcount(takes)
     best, best_value = -1, -np.inf
-    for start in range(0, n, MAX_OUT):
-        size = min(MAX_OUT, n - start)
-        _card_values(vu, vi, size, outs[:, start:start + size], weights, params, masks, counts,
-                     table, forbidden, mask_bits, chances, unit, scratch)
-        for o in range(size):
-            i = start + o
-            at = at_first + i if i < n_first else at_second + i - n_first
-            value = floats[F_VALUE, o] + NOISE * noise[at]
-            if value > best_value:
-                best, best_value = acts[0, i], value
+    for i in range(n):
+        at = at_first + i if i < n_first else at_second + i - n_first
+        value = values[i] + NOISE * noise[at]
+        if value > best_value:
+            best, best_value = acts[0, i], value
     return best
+
+
+@njit(cache=True)
+def action_values(vu, vi, mask_row, weights, params, masks, counts, table, forbidden,
+                  mask_bits, chances, unit, scratch, out) -> None:
+    """What the expert compares at one decision, per action (``out``, 98 floats; -inf
+    where illegal): a card action's best outcome in round points (plus ``MADE_BONUS``
+    units when it makes yaku), or stop's and koi-koi's match-win chances as
+    :func:`_decision_values` ranks them; a forced action is worth 0. The expert plays the
+    highest (its tie-break noise aside), so the actions within a rounding error of the
+    highest are the moves it rates as good as its own."""
+    out[:] = -np.inf
+    plays, takes = _mask_bits(mask_row)
+    _opponent_breakdown(vu, vi, params, masks, counts, scratch)
+    if plays == ZERO and takes == ZERO:
+        if mask_row[STOP] and mask_row[KOIKOI]:
+            u_stop, u_koi = _decide_chances(vu, vi, weights, params, masks, counts, table,
+                                            forbidden, mask_bits, chances, unit, scratch)
+            out[STOP], out[KOIKOI] = _decision_values(u_stop, u_koi, weights[2])
+        elif mask_row[STOP] or mask_row[KOIKOI]:
+            out[STOP if mask_row[STOP] else KOIKOI] = 0.0
+        return
+    n = _outcome_values(vu, vi, plays, takes, weights, params, masks, counts, table,
+                        forbidden, mask_bits, chances, unit, scratch)
+    acts, values = scratch[9], scratch[10]
+    for i in range(n):
+        out[acts[0, i]] = max(out[acts[0, i]], values[i])
 
 
 @njit(cache=True)
@@ -444,6 +508,15 @@ def act_on_views(vu, vi, masks_legal, starts, noise, weights, params, masks, cou
                         masks_legal[g, KOIKOI], noise, starts[g, 0], starts[g, 1], weights,
                         params, masks, counts, table, forbidden, mask_bits, chances, unit,
                         scratch_arrays)
+
+
+@njit(cache=True)
+def values_on_views(vu, vi, masks_legal, weights, params, masks, counts, table, forbidden,
+                    mask_bits, chances, unit, scratch_arrays, out) -> None:
+    """:func:`action_values` for every view (``out``: (N, 98))."""
+    for g in range(vu.shape[0]):
+        action_values(vu[g], vi[g], masks_legal[g], weights, params, masks, counts, table,
+                      forbidden, mask_bits, chances, unit, scratch_arrays, out[g])
 
 
 @njit(cache=True)
