@@ -1,6 +1,8 @@
 """Train a Koi-Koi (or, with ``game: hanaawase`` in the config, Hana-awase) bot with masked
-PPO and self-play, or (with ``algorithm: expert_iteration``) by expert iteration: a search bot
-plays and the network learns its choices (agents.train.expert_iteration).
+PPO and self-play; with ``algorithm: expert_iteration``, by expert iteration (a search bot
+plays and the network learns its choices, agents.train.expert_iteration); with ``algorithm:
+imitation``, by learning the expert's moves from millions of its decisions
+(agents.train.imitation).
 
     python train.py [--config configs/default.yaml] [--run-dir DIR] [key=value ...]
     python train.py --resume runs/<run> [total_decisions=N]   # continue where it stopped
@@ -63,8 +65,9 @@ def _run(args: argparse.Namespace) -> int:
     from hanafuda_env.koikoi.rules import RuleError
 
     try:
-        if _is_expert_iteration(args):
-            summary = _train_expert_iteration(args)
+        algorithm = _algorithm(args)
+        if algorithm is not None:
+            summary = _train_other(algorithm, args)
         elif args.resume:
             cfg = resume_config(args.resume, PPOConfig.spec(None, args.overrides))
             summary = train(cfg, run_dir=args.run_dir, resume=args.resume)
@@ -83,28 +86,48 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_expert_iteration(args: argparse.Namespace) -> bool:
-    """A config (or a resumed run's saved one) with ``algorithm: expert_iteration``."""
+def _algorithm(args: argparse.Namespace) -> str | None:
+    """The config's (or a resumed run's saved) ``algorithm``: None for masked PPO."""
     from agents.train.config import ConfigError, PPOConfig
-    from agents.train.expert_iteration import ALGORITHM, saved_exit_config
+    from agents.train.expert_iteration import saved_exit_config
+    from agents.train.imitation import saved_imitation_config
 
     if args.resume:
-        return saved_exit_config(args.resume) is not None
+        for saved in (saved_exit_config, saved_imitation_config):
+            spec = saved(args.resume)
+            if spec is not None:
+                return spec["algorithm"]
+        return None
     spec = PPOConfig.spec(_config_file(args), args.overrides)
-    if spec.get("algorithm", ALGORITHM) != ALGORITHM:
-        raise ConfigError(f"algorithm must be {ALGORITHM!r} or left out (masked PPO), got "
-                          f"{spec['algorithm']!r}")
-    return "algorithm" in spec
+    if "algorithm" in spec and spec["algorithm"] not in TRAINERS:
+        raise ConfigError(f"algorithm must be one of {', '.join(TRAINERS)} or left out "
+                          f"(masked PPO), got {spec['algorithm']!r}")
+    return spec.get("algorithm")
 
 
-def _train_expert_iteration(args: argparse.Namespace) -> dict:
+def _train_other(algorithm: str, args: argparse.Namespace) -> dict:
+    """An expert-iteration or imitation run, started or resumed."""
     from agents.train.config import PPOConfig
-    from agents.train.expert_iteration import ExItConfig, train_exit
 
+    config_type, train = TRAINERS[algorithm]()
     if args.resume:
-        return train_exit(None, resume=args.resume, changes=PPOConfig.spec(None, args.overrides))
-    return train_exit(ExItConfig.from_dict(PPOConfig.spec(args.config, args.overrides)),
-                      run_dir=args.run_dir)
+        return train(None, resume=args.resume, changes=PPOConfig.spec(None, args.overrides))
+    return train(config_type.from_dict(PPOConfig.spec(_config_file(args), args.overrides)),
+                 run_dir=args.run_dir)
+
+
+def _expert_iteration() -> tuple:
+    from agents.train.expert_iteration import ExItConfig, train_exit
+    return ExItConfig, train_exit
+
+
+def _imitation() -> tuple:
+    from agents.train.imitation import ImitationConfig, train_imitation
+    return ImitationConfig, train_imitation
+
+
+# The trainers a config's ``algorithm`` names (masked PPO when it names none).
+TRAINERS = {"expert_iteration": _expert_iteration, "imitation": _imitation}
 
 
 def _stop_on_sigterm() -> None:

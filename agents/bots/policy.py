@@ -14,12 +14,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.bots import card_net
 from agents.bots.base import check_inputs
 from agents.bots.network import (
     ActorCritic,
     CardFeatures,
     actor_critic_shapes,
     sample_actions,
+    size_problem,
     weights_problem,
 )
 from agents.paths import folder_hint
@@ -141,12 +143,64 @@ def _starts_like_a_pickle(path: Path) -> bool:
     return len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5
 
 
-def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
+ARCHITECTURES = ("mlp", card_net.ARCHITECTURE)  # what a checkpoint's network may be
+
+
+def build_network(spec: dict[str, Any]) -> torch.nn.Module:
+    """A fresh network of the architecture ``spec`` names (``architecture``: ``mlp``, the
+    default, for :class:`ActorCritic`, or ``card_graph``), sizes checked first; a
+    :class:`CheckpointError` names what is wrong."""
+    architecture = spec.get("architecture", "mlp")
+    if architecture not in ARCHITECTURES:
+        raise CheckpointError(f"network architecture={architecture!r}; allowed: "
+                              f"{', '.join(ARCHITECTURES)}")
+    spec = {k: v for k, v in spec.items() if k != "architecture" or v != "mlp"}
+    if architecture == card_net.ARCHITECTURE:
+        problem = card_net.spec_problem(spec)
+        if problem is None:
+            try:
+                problem = size_problem(card_net.card_graph_shapes(spec))
+            except ValueError as error:
+                problem = str(error)
+        if problem:
+            raise CheckpointError(f"network {spec!r}: {problem}")
+        return card_net.CardGraphNet(**spec)
+    width = OBS_DIM + (CardFeatures.size if spec.get("card_features") else 0)
+    problem = size_problem(actor_critic_shapes(width, spec.get("hidden", 256),
+                                               spec.get("layers", 2)))
+    if problem:
+        raise CheckpointError(f"network {spec!r}: {problem}")
+    return ActorCritic(**spec)
+
+
+def _card_graph_from_payload(payload: dict[str, Any]) -> torch.nn.Module:
+    spec = payload["network"]
+    problem = card_net.spec_problem(spec)
+    if problem is None:
+        try:
+            shapes = card_net.card_graph_shapes(spec)
+        except ValueError as error:
+            problem = str(error)
+    problem = problem or weights_problem(payload["model"], shapes)
+    if problem:
+        raise CheckpointError(f"checkpoint network {spec!r}: {problem}")
+    net = card_net.CardGraphNet(**spec)
+    net.load_state_dict(payload["model"])
+    return net.eval()
+
+
+def network_from_payload(payload: dict[str, Any]) -> torch.nn.Module:
     """The saved network; it must read this project's observations and emit its actions."""
     if payload.get("game", "koikoi") != "koikoi":
         raise CheckpointError(f"this is a {payload['game']} checkpoint, not a Koi-Koi one; "
                               f"play it in its own game (e.g. play.py --game hanaawase)")
     kwargs = payload["network"] if isinstance(payload["network"], dict) else {}
+    architecture = kwargs.get("architecture", "mlp")
+    if architecture not in ARCHITECTURES:
+        raise CheckpointError(f"checkpoint network has architecture={architecture!r}; "
+                              f"allowed: {', '.join(ARCHITECTURES)}")
+    if architecture == card_net.ARCHITECTURE:
+        return _card_graph_from_payload(payload)
     sizes = {"obs_dim": OBS_DIM, "n_actions": NUM_ACTIONS}
     wrong = {k: kwargs[k] for k, size in sizes.items() if k in kwargs and kwargs[k] != size}
     if wrong:
@@ -167,7 +221,7 @@ def network_from_payload(payload: dict[str, Any]) -> ActorCritic:
     if problem:
         raise CheckpointError(f"checkpoint network {payload.get('network')!r}: {problem}")
     try:
-        net = ActorCritic(**payload["network"])
+        net = ActorCritic(**{k: v for k, v in kwargs.items() if k != "architecture"})
         net.load_state_dict(payload["model"])
     except (RuntimeError, KeyError, TypeError, ValueError) as error:
         raise CheckpointError(f"checkpoint weights do not fit the network "

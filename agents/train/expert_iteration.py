@@ -70,13 +70,21 @@ from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
 
 ALGORITHM = "expert_iteration"
 RESUMABLE = ("iterations", "progress_bar")
-STAGES = ("init", "search", "games", "fit", "eval")
+# The stages a run draws random numbers for (the last three: agents.train.imitation's).
+STAGES = ("init", "search", "games", "fit", "eval", "train", "held_out", "epoch")
 
 
 def stage_seed(seed: int, stage: str, iteration: int = 0) -> int:
     """The seed of one stage of one iteration, from the run's seed alone (exact resumes)."""
     words = np.random.SeedSequence([seed, STAGES.index(stage), iteration]).generate_state(2)
     return int(words[0]) << 31 | int(words[1]) >> 1
+
+
+def check_exp_name(name: Any) -> None:
+    """A run's name becomes a folder: no path separators, NUL or dots alone."""
+    if not isinstance(name, str) or not name.strip(".") or any(c in name for c in "/\\\0"):
+        raise ConfigError(f"exp_name must be a non-empty name without '/', '\\' or NUL, "
+                          f"got {name!r}")
 
 
 @dataclass
@@ -115,10 +123,7 @@ class ExItConfig:
     def __post_init__(self) -> None:
         if self.algorithm != ALGORITHM:
             raise ConfigError(f"algorithm must be {ALGORITHM!r} here, got {self.algorithm!r}")
-        if not isinstance(self.exp_name, str) or not self.exp_name.strip(".") \
-                or any(c in self.exp_name for c in "/\\\0"):
-            raise ConfigError(f"exp_name must be a non-empty name without '/', '\\' or NUL, "
-                              f"got {self.exp_name!r}")
+        check_exp_name(self.exp_name)
         for name in ("iterations", "matches_per_iteration", "search_iterations", "search_wave",
                      "replay_iterations", "epochs", "batch_size", "hidden", "layers",
                      "eval_matches", "torch_threads"):

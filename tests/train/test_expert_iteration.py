@@ -78,7 +78,8 @@ def test_train_py_runs_it_from_a_config(tmp_path, capsys) -> None:
                        *overrides])
     assert code == 0 and (tmp_path / "r" / "summary.json").is_file()
     assert train_main(["--config", "configs/exit.yaml", "algorithm=sarsa"]) == 2
-    assert "algorithm must be 'expert_iteration' or left out" in capsys.readouterr().err
+    assert ("algorithm must be one of expert_iteration, imitation or left out"
+            in capsys.readouterr().err)
 
 
 def test_it_starts_from_a_checkpoint_and_searches_with_it(tmp_path) -> None:
