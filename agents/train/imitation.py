@@ -13,6 +13,9 @@ it must hold its teacher. Three things make that possible here:
   the set as agreeing (:func:`agreement`): a clone is not asked to guess the coin.
 - **A network built for cards** (:class:`~agents.bots.card_net.CardGraphNet`), or the MLP.
 
+With ``labels: search`` the targets are the expert's moves corrected by a search where it
+is sure (:mod:`agents.train.search_labels`), usually from a clone (``init_checkpoint``).
+
 The value head learns each decision's return as PPO's does (``reward: match_win``: the
 change in match-win chance over the round), so a clone can start PPO or a search.
 """
@@ -32,7 +35,15 @@ import yaml
 
 from agents.bots.base import MAX_SEED
 from agents.bots.expert import ExpertAgent, tie_sets
-from agents.bots.policy import CheckpointError, PolicyAgent, build_network, save_checkpoint
+from agents.bots.policy import (
+    CheckpointError,
+    PolicyAgent,
+    build_network,
+    load_checkpoint,
+    network_from_payload,
+    save_checkpoint,
+)
+from agents.bots.search import ROLLOUTS
 from agents.train.config import ConfigError, check_agent, check_number, claim_run_dir
 from agents.train.expert_iteration import check_exp_name, stage_seed
 from agents.train.ppo import compute_gae
@@ -43,6 +54,7 @@ from agents.train.run import (
     restore_latest,
     resumed_spec,
 )
+from agents.train.search_labels import search_labels
 from hanafuda_env.common.files import atomic_write_text
 from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 from hanafuda_env.koikoi.observation import BLOCK
@@ -146,6 +158,7 @@ def agreement(actions: np.ndarray, data: dict[str, np.ndarray]) -> dict[str, flo
 
 ALGORITHM = "imitation"
 RESUMABLE = ("progress_bar",)
+LABELS = ("expert", "search")
 DEFAULT_NETWORK = {"architecture": "card_graph", "width": 48, "global_width": 192, "blocks": 2}
 
 
@@ -166,6 +179,12 @@ class ImitationConfig:
     learning_rate: float = 1e-3  # the peak of a warm-up then cosine-decay schedule
     vf_coef: float = 0.25  # weight of the value head's squared error
     max_grad_norm: float = 1.0
+    labels: str = "expert"  # what to learn: the expert's moves, or "search": the expert's
+    # moves with a search's where it is sure (agents.train.search_labels)
+    search_worlds: int = 64  # the search's worlds per legal move (labels: search)
+    search_rollout: str = "fast"  # its compiled rollout policy
+    search_confidence: float = 1.0  # standard errors its move must gain to replace the expert's
+    init_checkpoint: str | None = None  # start from these weights (their network: `network`)
     eval_matches: int = 1000  # per opponent, after each epoch: the network alone plays
     eval_opponents: list[str] = field(default_factory=lambda: ["expert"])
     best_opponent: str | None = "expert"  # keep checkpoints/best.pt: best win rate vs it
@@ -194,6 +213,16 @@ class ImitationConfig:
             build_network(self.network)  # a wrong size or name fails here
         except (CheckpointError, TypeError) as error:
             raise ConfigError(f"network: {error}") from None
+        if self.labels not in LABELS:
+            raise ConfigError(f"labels must be one of {', '.join(LABELS)}, got {self.labels!r}")
+        check_number("search_worlds", self.search_worlds, low=2, integer=True)
+        check_number("search_confidence", self.search_confidence, low=0)
+        if self.search_rollout not in ROLLOUTS:
+            raise ConfigError(f"search_rollout must be one of {', '.join(ROLLOUTS)}, got "
+                              f"{self.search_rollout!r}")
+        if self.init_checkpoint is not None and not isinstance(self.init_checkpoint, str):
+            raise ConfigError(f"init_checkpoint must be a checkpoint path or null, got "
+                              f"{self.init_checkpoint!r}")
         if not isinstance(self.eval_opponents, list) or not self.eval_opponents:
             raise ConfigError(f"eval_opponents must be a non-empty list of agent names, got "
                               f"{self.eval_opponents!r}")
@@ -227,16 +256,35 @@ class ImitationTrainer:
             torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(stage_seed(cfg.seed, "init"))
         self.network = build_network(cfg.network)
+        if cfg.init_checkpoint is not None:
+            payload = load_checkpoint(cfg.init_checkpoint)
+            if payload["network"] != cfg.network:
+                raise ConfigError(f"init_checkpoint {cfg.init_checkpoint!r} holds the network "
+                                  f"{payload['network']!r}, not network {cfg.network!r}")
+            self.network.load_state_dict(network_from_payload(payload).state_dict())
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=cfg.learning_rate)
         self.epoch, self.history, self.best_win_rate = 0, [], -1.0
+        self.label_stats: dict[str, float] = {}
 
-    def collect(self, progress: Any = None) -> tuple[dict, dict]:
-        """The training decisions and the held-out ones (games of their own seeds)."""
+    def collect(self, progress: Any = None, label_progress: Any = None
+                ) -> tuple[dict, dict]:
+        """The training decisions and the held-out ones (games of their own seeds); with
+        ``labels: search``, the training decisions' targets are the search's labels."""
         cfg = self.cfg
         train = collect_expert_decisions(self.rules, cfg.decisions, stage_seed(cfg.seed, "train"),
                                          cfg.n_envs, progress=progress)
         held = collect_expert_decisions(self.rules, cfg.held_out,
                                         stage_seed(cfg.seed, "held_out"), cfg.n_envs)
+        train["targets"] = train["ties"]
+        if cfg.labels == "search":
+            started = time.perf_counter()
+            labels = search_labels(train, self.rules, cfg.search_worlds, cfg.search_rollout,
+                                   cfg.search_confidence, stage_seed(cfg.seed, "search"),
+                                   progress=label_progress)
+            self.label_stats = {
+                "labels/overridden": float(labels["overridden"].mean()),
+                "labels/per_second": len(train["action"]) / (time.perf_counter() - started)}
+            train["targets"] = labels["targets"]
         return train, held
 
     def learning_rate(self, step: int, total: int) -> float:
@@ -262,7 +310,7 @@ class ImitationTrainer:
                                                  cfg.epochs * per_epoch)
             logits, value = self.network(torch.as_tensor(train["obs"][rows]),
                                          torch.as_tensor(train["mask"][rows]))
-            policy_loss = tie_loss(logits, torch.as_tensor(train["ties"][rows]))
+            policy_loss = tie_loss(logits, torch.as_tensor(train["targets"][rows]))
             value_loss = 0.5 * ((value - torch.as_tensor(train["return"][rows])) ** 2).mean()
             self.optimizer.zero_grad()
             (policy_loss + cfg.vf_coef * value_loss).backward()
@@ -357,8 +405,12 @@ def train_imitation(cfg: ImitationConfig | None, run_dir: str | Path | None = No
     writer = SummaryWriter(str(run_dir))
     try:
         with tqdm(total=cfg.decisions, unit="dec", desc="expert games",
-                  disable=not cfg.progress_bar, dynamic_ncols=True) as bar:
-            train, held = trainer.collect(progress=lambda n: bar.update(min(n, bar.total - bar.n)))
+                  disable=not cfg.progress_bar, dynamic_ncols=True) as bar, \
+                tqdm(unit="dec", desc="search labels", dynamic_ncols=True,
+                     disable=not cfg.progress_bar or cfg.labels != "search") as label_bar:
+            train, held = trainer.collect(
+                progress=lambda n: bar.update(min(n, bar.total - bar.n)),
+                label_progress=label_bar.update)
         per_epoch = (len(train["action"]) // min(cfg.batch_size, len(train["action"]))
                      * min(cfg.batch_size, len(train["action"])))
         with tqdm(total=cfg.epochs * per_epoch, initial=trainer.epoch * per_epoch, unit="dec",
@@ -367,6 +419,7 @@ def train_imitation(cfg: ImitationConfig | None, run_dir: str | Path | None = No
                 started = time.perf_counter()
                 metrics = trainer.run_epoch(train, on_batch=bar.update)
                 metrics["charts/SPS"] = per_epoch / (time.perf_counter() - started)
+                metrics.update(trainer.label_stats)
                 metrics.update(trainer.evaluate(held))
                 trainer.save()
                 for key, value in metrics.items():

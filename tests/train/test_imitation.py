@@ -104,6 +104,9 @@ def test_train_py_runs_it_from_its_config(tmp_path) -> None:
     ({"network": {"architecture": "card_graph", "width": 512, "global_width": 4096,
                   "blocks": 16}}, "at most 50,000,000"),
     ({"best_opponent": "expert"}, "best_opponent must be one of eval_opponents"),
+    ({"labels": "human"}, "labels must be one of expert, search"),
+    ({"search_rollout": "network"}, "search_rollout must be one of"),
+    ({"search_worlds": 1}, "search_worlds must be an integer >= 2"),
     ({"rules": "nintendo-ish"}, "nintendo-ish"),
 ])
 def test_config_errors_name_the_setting(change, message) -> None:

@@ -1,0 +1,42 @@
+"""Search labels: the expert's tie set unless the search's best move beats the expert's by
+more than the confidence asks, always a legal move; the imitation trainer learns them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.train.imitation import ImitationConfig, collect_expert_decisions, train_imitation
+from agents.train.search_labels import search_labels
+from hanafuda_env.koikoi.rules import resolve_rules
+
+
+def test_labels_keep_the_expert_unless_the_search_is_sure() -> None:
+    rules = resolve_rules("nintendo")
+    data = collect_expert_decisions(rules, 400, seed=4, n_envs=16)
+    sure = search_labels(data, rules, worlds=8, rollout="fast", confidence=1.0, seed=1)
+    loose = search_labels(data, rules, worlds=8, rollout="fast", confidence=0.0, seed=1)
+    for labels in (sure, loose):
+        targets, values = labels["targets"], labels["values"]
+        assert not (targets & ~data["mask"]).any() and targets.any(1).all()
+        kept = ~labels["overridden"]
+        assert np.array_equal(targets[kept], data["ties"][kept])
+        rows = np.flatnonzero(labels["overridden"])
+        assert (targets[rows].sum(1) == 1).all()
+        chosen = targets[rows].argmax(1)
+        assert (values[rows, chosen] > values[rows, data["action"][rows]]).all()
+        assert np.array_equal(np.isnan(values).all(1), data["mask"].sum(1) == 1)
+    # a stricter confidence overrides a subset of what a looser one does
+    assert not (sure["overridden"] & ~loose["overridden"]).any()
+    assert loose["overridden"].sum() > sure["overridden"].sum() > 0
+
+
+def test_an_imitation_run_learns_search_labels_from_a_clone(tmp_path) -> None:
+    net = {"architecture": "card_graph", "width": 8, "global_width": 16, "blocks": 1}
+    base = dict(rules={"rounds": 1}, decisions=300, held_out=100, n_envs=16, epochs=1,
+                batch_size=64, eval_matches=2, eval_opponents=["random"],
+                best_opponent="random", network=net, progress_bar=False)
+    train_imitation(ImitationConfig(**base), run_dir=tmp_path / "clone")
+    clone = str(tmp_path / "clone" / "checkpoints" / "latest.pt")
+    summary = train_imitation(ImitationConfig(**base, labels="search", search_worlds=4,
+                                              init_checkpoint=clone), run_dir=tmp_path / "s")
+    assert 0 < summary["labels/overridden"] < 1 and summary["labels/per_second"] > 0
