@@ -183,7 +183,7 @@ class ImitationConfig:
     # moves with a search's where it is sure (agents.train.search_labels)
     search_worlds: int = 64  # the search's worlds per legal move (labels: search)
     search_rollout: str = "fast"  # its compiled rollout policy
-    search_confidence: float = 1.0  # standard errors its move must gain to replace the expert's
+    search_confidence: float = 2.0  # standard errors its move must gain to replace the expert's
     init_checkpoint: str | None = None  # start from these weights (their network: `network`)
     eval_matches: int = 1000  # per opponent, after each epoch: the network alone plays
     eval_opponents: list[str] = field(default_factory=lambda: ["expert"])
