@@ -26,10 +26,23 @@ from agents.bots.policy import (
     save_checkpoint,
 )
 from agents.train.config import PPOConfig
+from agents.train.expert_iteration import ExItConfig
+from agents.train.imitation import ImitationConfig
 from hanafuda_env.common.files import atomic_write_json, atomic_write_text
+from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
 
 OPPONENTS = ("expert", "greedy", "random")
 SEED = 2026
+# The config classes of the trainers other than masked PPO, by their ``algorithm``.
+TRAINER_CONFIGS = {"imitation": ImitationConfig, "expert_iteration": ExItConfig}
+
+
+def run_rules(spec: dict) -> RuleSet:
+    """The rules of a run's config, checked to train as it is (by its trainer's config)."""
+    config_type = TRAINER_CONFIGS.get(spec.get("algorithm"))
+    if config_type is None:
+        return PPOConfig.from_dict(spec).rules
+    return resolve_rules(config_type.from_dict(spec).rules)
 
 
 def trainable_config(run_config: Path, out: Path) -> str:
@@ -37,7 +50,7 @@ def trainable_config(run_config: Path, out: Path) -> str:
     folder keeps for its resume), headed by the command that trains it again."""
     spec = yaml.safe_load(run_config.read_text())
     spec.pop("resolved_rules", None)
-    PPOConfig.from_dict(spec)  # it must train as it is
+    run_rules(spec)  # it must train as it is
     return (f"# The config that trained {out.with_suffix('.pt').name}; train it again with\n"
             f"#   python train.py --config {out.with_suffix('.yaml').as_posix()}\n"
             + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
@@ -47,7 +60,7 @@ def figures(policy: Path, config: Path, matches: int) -> dict:
     """The shipped policy's evaluation under the rules of the run that trained it."""
     from agents.bots.registry import make_agent
     from agents.eval.matches import play_matches
-    rules = PPOConfig.load(config).rules  # the config as trainable: see trainable_config
+    rules = run_rules(yaml.safe_load(config.read_text()))  # as trainable_config wrote it
     agent = PolicyAgent.load(policy, rules)  # seeded as evaluate.py seeds its two agents
     out: dict = {"matches": matches, "seed": SEED, "rules": rules}
     for name in OPPONENTS:
@@ -82,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"export_policy.py: error: {error}", file=sys.stderr)
         return 2
     kept = {key: payload[key] for key in ("model", "network", "update", "global_step",
-                                          "iteration", "trainer") if key in payload}
+                                          "iteration", "epoch", "trainer") if key in payload}
     save_checkpoint(out, kept)
     print(f"wrote {out}")
     if args.figures:

@@ -22,20 +22,31 @@ from agents.paths import folder_hint
 from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
 from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
 
-# The network shipped with the project: the strongest without search, with the config that
-# trained it and its evaluation figures beside it (pretrained/README.md).
+# The networks shipped with the project, each with the config that trained it and its
+# evaluation figures beside it (pretrained/README.md): ``ppo``, masked PPO on an MLP, and
+# ``clone``, the card-graph network that learned the expert's moves (agents.train.imitation).
 PRETRAINED = Path(__file__).resolve().parent / "pretrained" / "koikoi_ppo.pt"
+PRETRAINED_CLONE = PRETRAINED.with_name("koikoi_clone.pt")
 
 
-def pretrained_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
-    """The shipped network (``make_agent("ppo")``), loaded through the safe loader."""
+def _shipped(path: Path, name: str, rules: RuleSpec, seed: int | None) -> AgentLike:
     from agents.bots.policy import PolicyAgent  # torch only for the network
 
-    agent = PolicyAgent.load(PRETRAINED, rules)
-    agent.name = "ppo"
+    agent = PolicyAgent.load(path, rules)
+    agent.name = name
     if seed is not None:
         agent.seed(seed)
     return agent
+
+
+def pretrained_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
+    """The shipped PPO network (``make_agent("ppo")``), loaded through the safe loader."""
+    return _shipped(PRETRAINED, "ppo", rules, seed)
+
+
+def clone_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
+    """The shipped clone of the expert (``make_agent("clone")``)."""
+    return _shipped(PRETRAINED_CLONE, "clone", rules, seed)
 
 
 BASELINES: dict[str, Callable[..., AgentLike]] = {
@@ -46,6 +57,7 @@ BASELINES: dict[str, Callable[..., AgentLike]] = {
     "search": SearchAgent,
     "ismcts": ISMCTSAgent,
     "ppo": pretrained_agent,
+    "clone": clone_agent,
 }
 
 

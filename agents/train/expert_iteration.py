@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 
 from agents.bots.base import MAX_SEED
 from agents.bots.ismcts import ISMCTSAgent, visit_distribution
@@ -50,19 +49,16 @@ from agents.bots.policy import (
 from agents.bots.search import ROLLOUTS
 from agents.train.config import (
     ConfigError,
-    check_agent,
     check_network_size,
     check_number,
-    claim_run_dir,
 )
 from agents.train.run import (
     finished_run,
     interrupted_run,
     marked_config,
-    restore_latest,
-    resumed_spec,
 )
-from hanafuda_env.common.files import atomic_write_bytes, atomic_write_text
+from agents.train.run_parts import check_run_settings, config_from_spec, open_run
+from hanafuda_env.common.files import atomic_write_bytes
 from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, match_value
 from hanafuda_env.koikoi.core import MATCH_OVER, NUM_ACTIONS, ROUND_OVER, KoiKoiCore
 from hanafuda_env.koikoi.observation import OBS_DIM, encode_observations
@@ -78,13 +74,6 @@ def stage_seed(seed: int, stage: str, iteration: int = 0) -> int:
     """The seed of one stage of one iteration, from the run's seed alone (exact resumes)."""
     words = np.random.SeedSequence([seed, STAGES.index(stage), iteration]).generate_state(2)
     return int(words[0]) << 31 | int(words[1]) >> 1
-
-
-def check_exp_name(name: Any) -> None:
-    """A run's name becomes a folder: no path separators, NUL or dots alone."""
-    if not isinstance(name, str) or not name.strip(".") or any(c in name for c in "/\\\0"):
-        raise ConfigError(f"exp_name must be a non-empty name without '/', '\\' or NUL, "
-                          f"got {name!r}")
 
 
 @dataclass
@@ -123,7 +112,6 @@ class ExItConfig:
     def __post_init__(self) -> None:
         if self.algorithm != ALGORITHM:
             raise ConfigError(f"algorithm must be {ALGORITHM!r} here, got {self.algorithm!r}")
-        check_exp_name(self.exp_name)
         for name in ("iterations", "matches_per_iteration", "search_iterations", "search_wave",
                      "replay_iterations", "epochs", "batch_size", "hidden", "layers",
                      "eval_matches", "torch_threads"):
@@ -143,29 +131,11 @@ class ExItConfig:
                               f"{self.rollout!r}")
         if self.first_prior not in (None, "expert"):
             raise ConfigError(f"first_prior must be 'expert' or null, got {self.first_prior!r}")
-        if not isinstance(self.eval_opponents, list) or not self.eval_opponents:
-            raise ConfigError(f"eval_opponents must be a non-empty list of agent names, got "
-                              f"{self.eval_opponents!r}")
-        for agent in self.eval_opponents:
-            check_agent("eval_opponents", agent)
-        if self.best_opponent is not None and self.best_opponent not in self.eval_opponents:
-            raise ConfigError(f"best_opponent must be one of eval_opponents "
-                              f"{self.eval_opponents} or null, got {self.best_opponent!r}")
-        if self.init_checkpoint is not None and not isinstance(self.init_checkpoint, str):
-            raise ConfigError(f"init_checkpoint must be a checkpoint path or null, got "
-                              f"{self.init_checkpoint!r}")
-        if not isinstance(self.log_dir, str) or not self.log_dir:
-            raise ConfigError(f"log_dir must be a folder path, got {self.log_dir!r}")
-        resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
+        check_run_settings(self)
 
     @classmethod
     def from_dict(cls, spec: dict[str, Any]) -> ExItConfig:
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = [k for k in spec if k not in allowed]
-        if unknown:
-            raise ConfigError(f"unknown config key(s) {unknown}; allowed keys of an "
-                              f"{ALGORITHM} config: " + ", ".join(allowed))
-        return cls(**spec)
+        return config_from_spec(cls, spec, ALGORITHM)
 
 
 # ------------------------------------------------------------------ 1. search games
@@ -394,25 +364,10 @@ def train_exit(cfg: ExItConfig | None, run_dir: str | Path | None = None,
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    if resume is not None:
-        run_dir = Path(resume)
-        spec = saved_exit_config(run_dir)
-        if spec is None:
-            raise ConfigError(f"{str(run_dir)!r} holds no {ALGORITHM} run (no config.yaml with "
-                              f"algorithm: {ALGORITHM})")
-        cfg = ExItConfig.from_dict(resumed_spec(spec, changes, RESUMABLE))
-        trainer = ExItTrainer(cfg, run_dir)
-        restore_latest(trainer, run_dir)
-        if trainer.iteration >= cfg.iterations:
-            raise ConfigError(f"run {str(run_dir)!r} is already complete; give a larger "
-                              f"iterations=N to train it further")
-    else:
-        assert cfg is not None
-        run_dir = claim_run_dir(cfg, run_dir)  # type: ignore[arg-type]
-        trainer = ExItTrainer(cfg, Path(run_dir))
-    run_dir = Path(run_dir)
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
-        dataclasses.asdict(cfg), sort_keys=False, allow_unicode=True))
+    cfg, trainer, run_dir = open_run(
+        ExItConfig, cfg, run_dir, resume, changes, ALGORITHM, RESUMABLE, ExItTrainer,
+        lambda cfg, trainer: "give a larger iterations=N to train it further"
+        if trainer.iteration >= cfg.iterations else None)
     writer = SummaryWriter(str(run_dir), purge_step=trainer.decisions + 1 if resume else None)
     last = cfg.iterations if stop_after is None else min(cfg.iterations,
                                                          trainer.iteration + stop_after)

@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 
 from agents.bots.base import MAX_SEED
 from agents.bots.expert import ExpertAgent, tie_sets
@@ -44,18 +43,12 @@ from agents.bots.policy import (
     save_checkpoint,
 )
 from agents.bots.search import ROLLOUTS
-from agents.train.config import ConfigError, check_agent, check_number, claim_run_dir
-from agents.train.expert_iteration import check_exp_name, stage_seed
+from agents.train.config import ConfigError, check_number
+from agents.train.expert_iteration import stage_seed
 from agents.train.ppo import compute_gae
-from agents.train.run import (
-    finished_run,
-    interrupted_run,
-    marked_config,
-    restore_latest,
-    resumed_spec,
-)
+from agents.train.run import finished_run, interrupted_run, marked_config
+from agents.train.run_parts import check_run_settings, config_from_spec, open_run
 from agents.train.search_labels import search_labels
-from hanafuda_env.common.files import atomic_write_text
 from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 from hanafuda_env.koikoi.observation import BLOCK
 from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
@@ -195,7 +188,6 @@ class ImitationConfig:
     def __post_init__(self) -> None:
         if self.algorithm != ALGORITHM:
             raise ConfigError(f"algorithm must be {ALGORITHM!r} here, got {self.algorithm!r}")
-        check_exp_name(self.exp_name)
         for name in ("decisions", "held_out", "n_envs", "epochs", "batch_size",
                      "eval_matches"):
             check_number(name, getattr(self, name), low=1, integer=True)
@@ -220,29 +212,11 @@ class ImitationConfig:
         if self.search_rollout not in ROLLOUTS:
             raise ConfigError(f"search_rollout must be one of {', '.join(ROLLOUTS)}, got "
                               f"{self.search_rollout!r}")
-        if self.init_checkpoint is not None and not isinstance(self.init_checkpoint, str):
-            raise ConfigError(f"init_checkpoint must be a checkpoint path or null, got "
-                              f"{self.init_checkpoint!r}")
-        if not isinstance(self.eval_opponents, list) or not self.eval_opponents:
-            raise ConfigError(f"eval_opponents must be a non-empty list of agent names, got "
-                              f"{self.eval_opponents!r}")
-        for agent in self.eval_opponents:
-            check_agent("eval_opponents", agent)
-        if self.best_opponent is not None and self.best_opponent not in self.eval_opponents:
-            raise ConfigError(f"best_opponent must be one of eval_opponents "
-                              f"{self.eval_opponents} or null, got {self.best_opponent!r}")
-        if not isinstance(self.log_dir, str) or not self.log_dir:
-            raise ConfigError(f"log_dir must be a folder path, got {self.log_dir!r}")
-        resolve_rules(self.rules)  # a wrong rule name fails here, before anything runs
+        check_run_settings(self)
 
     @classmethod
     def from_dict(cls, spec: dict[str, Any]) -> ImitationConfig:
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = [k for k in spec if k not in allowed]
-        if unknown:
-            raise ConfigError(f"unknown config key(s) {unknown}; allowed keys of an "
-                              f"{ALGORITHM} config: " + ", ".join(allowed))
-        return cls(**spec)
+        return config_from_spec(cls, spec, ALGORITHM)
 
 
 class ImitationTrainer:
@@ -382,24 +356,10 @@ def train_imitation(cfg: ImitationConfig | None, run_dir: str | Path | None = No
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    if resume is not None:
-        run_dir = Path(resume)
-        spec = saved_imitation_config(run_dir)
-        if spec is None:
-            raise ConfigError(f"{str(run_dir)!r} holds no {ALGORITHM} run (no config.yaml with "
-                              f"algorithm: {ALGORITHM})")
-        cfg = ImitationConfig.from_dict(resumed_spec(spec, changes, RESUMABLE))
-        trainer = ImitationTrainer(cfg, run_dir)
-        restore_latest(trainer, run_dir)
-        if trainer.epoch >= cfg.epochs:
-            raise ConfigError(f"run {str(run_dir)!r} is already complete ({cfg.epochs} epochs)")
-    else:
-        assert cfg is not None
-        run_dir = claim_run_dir(cfg, run_dir)  # type: ignore[arg-type]
-        trainer = ImitationTrainer(cfg, Path(run_dir))
-    run_dir = Path(run_dir)
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(
-        dataclasses.asdict(cfg), sort_keys=False, allow_unicode=True))
+    cfg, trainer, run_dir = open_run(
+        ImitationConfig, cfg, run_dir, resume, changes, ALGORITHM, RESUMABLE, ImitationTrainer,
+        lambda cfg, trainer: f"its {cfg.epochs} epochs are done" if trainer.epoch >= cfg.epochs
+        else None)
     last = cfg.epochs if stop_after is None else min(cfg.epochs, trainer.epoch + stop_after)
     metrics: dict[str, float] = {}
     writer = SummaryWriter(str(run_dir))

@@ -37,6 +37,7 @@ def test_an_imitation_run_learns_search_labels_from_a_clone(tmp_path) -> None:
                 best_opponent="random", network=net, progress_bar=False)
     train_imitation(ImitationConfig(**base), run_dir=tmp_path / "clone")
     clone = str(tmp_path / "clone" / "checkpoints" / "latest.pt")
-    summary = train_imitation(ImitationConfig(**base, labels="search", search_worlds=4,
+    summary = train_imitation(ImitationConfig(**base, labels="search", search_worlds=8,
+                                              search_confidence=0.5,
                                               init_checkpoint=clone), run_dir=tmp_path / "s")
     assert 0 < summary["labels/overridden"] < 1 and summary["labels/per_second"] > 0
