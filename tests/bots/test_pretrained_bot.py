@@ -1,24 +1,30 @@
-"""The network shipped in agents/bots/pretrained/: it plays as ``ppo`` without training,
-loads only through the safe loader, stays small, and keeps the config that trained it and
-its evaluation figures beside it."""
+"""The networks shipped in agents/bots/pretrained/: each plays by its name (``ppo``,
+``clone``) without training, loads only through the safe loader, stays small, and keeps the
+config that trained it and its evaluation figures beside it."""
 
 from __future__ import annotations
 
 import json
 
 import numpy as np
+import pytest
+import yaml
 
 from agents.bots.policy import PolicyAgent, load_checkpoint
-from agents.bots.registry import PRETRAINED, make_agent
+from agents.bots.registry import PRETRAINED, PRETRAINED_CLONE, make_agent
 from agents.eval.matches import play_matches
 from agents.train.config import PPOConfig
+from agents.train.imitation import ImitationConfig
 from hanafuda_env.koikoi.observation import encode_observations
 from tests.helpers.scenarios import random_play
 
+SHIPPED = {"ppo": PRETRAINED, "clone": PRETRAINED_CLONE}
 
-def test_it_plays_legal_moves_by_name() -> None:
-    agent = make_agent("ppo", seed=0)
-    assert isinstance(agent, PolicyAgent) and agent.name == "ppo"
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_it_plays_legal_moves_by_name(name: str) -> None:
+    agent = make_agent(name, seed=0)
+    assert isinstance(agent, PolicyAgent) and agent.name == name
     core = random_play(64, 7, 3)
     mask = core.legal_action_mask()
     actions = agent.act(encode_observations(core), mask)
@@ -27,12 +33,18 @@ def test_it_plays_legal_moves_by_name() -> None:
     assert result["wins"] >= 6  # a trained network beats random play
 
 
-def test_the_file_is_a_small_policy_checkpoint_with_its_provenance() -> None:
-    assert PRETRAINED.stat().st_size < 5 * 2**20
-    payload = load_checkpoint(PRETRAINED)  # digest and observation version checked
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_file_is_a_small_policy_checkpoint_with_its_provenance(name: str) -> None:
+    path = SHIPPED[name]
+    assert path.stat().st_size < 5 * 2**20
+    payload = load_checkpoint(path)  # digest and observation version checked
     assert "optimizer" not in payload and "pool" not in payload
-    config = PPOConfig.load(PRETRAINED.with_suffix(".yaml"))
-    assert config.hidden == payload["network"]["hidden"]
-    figures = json.loads(PRETRAINED.with_suffix(".json").read_text())
+    if name == "ppo":
+        config = PPOConfig.load(path.with_suffix(".yaml"))
+        assert config.hidden == payload["network"]["hidden"]
+    else:
+        config = ImitationConfig.from_dict(yaml.safe_load(path.with_suffix(".yaml").read_text()))
+        assert config.network == payload["network"]
+    figures = json.loads(path.with_suffix(".json").read_text())
     assert {"vs_expert", "vs_greedy", "vs_random", "command"} <= set(figures)
     assert 0.0 < figures["vs_expert"]["win_rate"] < 1.0

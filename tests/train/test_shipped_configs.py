@@ -9,6 +9,7 @@ import pytest
 
 from agents.train.config import HanaawaseConfig, PPOConfig
 from agents.train.expert_iteration import ExItConfig
+from agents.train.imitation import ImitationConfig
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
 
@@ -18,6 +19,10 @@ def test_each_config_loads_as_its_trainers(path) -> None:
     spec = PPOConfig.spec(path)
     if spec.get("game") == "hanaawase":
         HanaawaseConfig.from_dict(spec)
+    elif spec.get("algorithm") == "imitation":
+        cfg = ImitationConfig.from_dict(spec)
+        if cfg.init_checkpoint is not None:  # a shipped start point, in the checkout
+            assert (path.parents[1] / cfg.init_checkpoint).is_file()
     elif "algorithm" in spec:
         ExItConfig.from_dict(spec)
     else:
