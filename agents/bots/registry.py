@@ -23,10 +23,12 @@ from hanafuda_env.hanaawase.rules import resolve_hanaawase_rules
 from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
 
 # The networks shipped with the project, each with the config that trained it and its
-# evaluation figures beside it (pretrained/README.md): ``ppo``, masked PPO on an MLP, and
-# ``clone``, the card-graph network that learned the expert's moves (agents.train.imitation).
+# evaluation figures beside it (pretrained/README.md): ``ppo``, masked PPO on an MLP;
+# ``clone``, the card-graph network that learned the expert's moves (agents.train.imitation);
+# ``distilled``, the clone trained on search labels (agents.train.search_labels).
 PRETRAINED = Path(__file__).resolve().parent / "pretrained" / "koikoi_ppo.pt"
 PRETRAINED_CLONE = PRETRAINED.with_name("koikoi_clone.pt")
+PRETRAINED_DISTILLED = PRETRAINED.with_name("koikoi_distilled.pt")
 
 
 def _shipped(path: Path, name: str, rules: RuleSpec, seed: int | None) -> AgentLike:
@@ -49,6 +51,12 @@ def clone_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
     return _shipped(PRETRAINED_CLONE, "clone", rules, seed)
 
 
+def distilled_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
+    """The shipped clone trained on search labels (``make_agent("distilled")``): the
+    strongest network here without search."""
+    return _shipped(PRETRAINED_DISTILLED, "distilled", rules, seed)
+
+
 BASELINES: dict[str, Callable[..., AgentLike]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
@@ -58,6 +66,7 @@ BASELINES: dict[str, Callable[..., AgentLike]] = {
     "ismcts": ISMCTSAgent,
     "ppo": pretrained_agent,
     "clone": clone_agent,
+    "distilled": distilled_agent,
 }
 
 

@@ -1,6 +1,6 @@
 """The networks shipped in agents/bots/pretrained/: each plays by its name (``ppo``,
-``clone``) without training, loads only through the safe loader, stays small, and keeps the
-config that trained it and its evaluation figures beside it."""
+``clone``, ``distilled``) without training, loads only through the safe loader, stays
+small, and keeps the config that trained it and its evaluation figures beside it."""
 
 from __future__ import annotations
 
@@ -11,14 +11,19 @@ import pytest
 import yaml
 
 from agents.bots.policy import PolicyAgent, load_checkpoint
-from agents.bots.registry import PRETRAINED, PRETRAINED_CLONE, make_agent
+from agents.bots.registry import (
+    PRETRAINED,
+    PRETRAINED_CLONE,
+    PRETRAINED_DISTILLED,
+    make_agent,
+)
 from agents.eval.matches import play_matches
 from agents.train.config import PPOConfig
 from agents.train.imitation import ImitationConfig
 from hanafuda_env.koikoi.observation import encode_observations
 from tests.helpers.scenarios import random_play
 
-SHIPPED = {"ppo": PRETRAINED, "clone": PRETRAINED_CLONE}
+SHIPPED = {"ppo": PRETRAINED, "clone": PRETRAINED_CLONE, "distilled": PRETRAINED_DISTILLED}
 
 
 @pytest.mark.parametrize("name", SHIPPED)
