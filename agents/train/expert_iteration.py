@@ -57,7 +57,12 @@ from agents.train.run import (
     interrupted_run,
     marked_config,
 )
-from agents.train.run_parts import check_run_settings, config_from_spec, open_run
+from agents.train.run_parts import (
+    check_run_settings,
+    config_from_spec,
+    evaluate_network,
+    open_run,
+)
 from hanafuda_env.common.files import atomic_write_bytes
 from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, match_value
 from hanafuda_env.koikoi.core import MATCH_OVER, NUM_ACTIONS, ROUND_OVER, KoiKoiCore
@@ -306,24 +311,10 @@ class ExItTrainer:
 
     def evaluate(self) -> dict[str, float]:
         """The network alone against each evaluation opponent (keeps ``best.pt``)."""
-        from agents.bots.registry import make_agent
-        from agents.eval.matches import play_matches
-
         cfg = self.cfg
-        seed = stage_seed(cfg.seed, "eval", self.iteration)
-        agent = PolicyAgent(self.network, name="network", greedy=True)
-        metrics = {}
-        for name in cfg.eval_opponents:
-            result = play_matches(agent, make_agent(name, self.rules, seed=seed),
-                                  cfg.eval_matches, rules=self.rules, seed=seed)
-            metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
-            metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
-        if cfg.best_opponent is not None:
-            rate = metrics[f"eval/win_rate_vs_{cfg.best_opponent}"]
-            if rate > self.best_win_rate:
-                self.best_win_rate = rate
-                save_checkpoint(self.run_dir / "checkpoints" / "best.pt", {
-                    **self._policy(), "opponent": cfg.best_opponent, "win_rate": rate})
+        metrics, self.best_win_rate = evaluate_network(
+            self.network, cfg, self.rules, stage_seed(cfg.seed, "eval", self.iteration),
+            self.best_win_rate, self.run_dir, self._policy())
         return metrics
 
     def _policy(self) -> dict[str, Any]:

@@ -36,7 +36,6 @@ from agents.bots.base import MAX_SEED
 from agents.bots.expert import ExpertAgent, tie_sets
 from agents.bots.policy import (
     CheckpointError,
-    PolicyAgent,
     build_network,
     load_checkpoint,
     network_from_payload,
@@ -47,7 +46,12 @@ from agents.train.config import ConfigError, check_number
 from agents.train.expert_iteration import stage_seed
 from agents.train.ppo import compute_gae
 from agents.train.run import finished_run, interrupted_run, marked_config
-from agents.train.run_parts import check_run_settings, config_from_spec, open_run
+from agents.train.run_parts import (
+    check_run_settings,
+    config_from_spec,
+    evaluate_network,
+    open_run,
+)
 from agents.train.search_labels import search_labels
 from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 from hanafuda_env.koikoi.observation import BLOCK
@@ -300,25 +304,13 @@ class ImitationTrainer:
     def evaluate(self, held: dict[str, np.ndarray]) -> dict[str, float]:
         """Agreement on the held-out decisions, and the network alone (its most likely
         move) against each evaluation opponent (keeps ``best.pt``)."""
-        from agents.bots.registry import make_agent
-        from agents.eval.matches import play_matches
-
         cfg = self.cfg
         metrics = {f"agreement/{k}": v for k, v in
                    agreement(predict(self.network, held["obs"], held["mask"]), held).items()}
-        seed = stage_seed(cfg.seed, "eval", self.epoch)
-        agent = PolicyAgent(self.network, name="network", greedy=True)
-        for name in cfg.eval_opponents:
-            result = play_matches(agent, make_agent(name, self.rules, seed=seed),
-                                  cfg.eval_matches, rules=self.rules, seed=seed)
-            metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
-            metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
-        if cfg.best_opponent is not None:
-            rate = metrics[f"eval/win_rate_vs_{cfg.best_opponent}"]
-            if rate > self.best_win_rate:
-                self.best_win_rate = rate
-                save_checkpoint(self.run_dir / "checkpoints" / "best.pt", {
-                    **self.policy(), "opponent": cfg.best_opponent, "win_rate": rate})
+        played, self.best_win_rate = evaluate_network(
+            self.network, cfg, self.rules, stage_seed(cfg.seed, "eval", self.epoch),
+            self.best_win_rate, self.run_dir, self.policy())
+        metrics.update(played)
         self.history.append(metrics)
         return metrics
 

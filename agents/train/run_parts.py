@@ -81,3 +81,28 @@ def open_run(config_type: Any, cfg: Any, run_dir: str | Path | None, resume: str
     atomic_write_text(folder / "config.yaml", yaml.safe_dump(
         dataclasses.asdict(cfg), sort_keys=False, allow_unicode=True))
     return cfg, trainer, folder
+
+
+def evaluate_network(network: Any, cfg: Any, rules: Any, seed: int, best_win_rate: float,
+                     run_dir: Path, policy: dict[str, Any]) -> tuple[dict[str, float], float]:
+    """The network alone (its most likely move) against each of ``cfg.eval_opponents``
+    over ``cfg.eval_matches`` paired matches, and the best win rate against
+    ``cfg.best_opponent`` so far: a new best writes ``checkpoints/best.pt`` (``policy``)."""
+    from agents.bots.policy import PolicyAgent, save_checkpoint
+    from agents.bots.registry import make_agent
+    from agents.eval.matches import play_matches
+
+    agent = PolicyAgent(network, name="network", greedy=True)
+    metrics = {}
+    for name in cfg.eval_opponents:
+        result = play_matches(agent, make_agent(name, rules, seed=seed), cfg.eval_matches,
+                              rules=rules, seed=seed)
+        metrics[f"eval/win_rate_vs_{name}"] = result["win_rate"]["value"]
+        metrics[f"eval/points_per_round_vs_{name}"] = result["points_per_round"]["mean"]
+    if cfg.best_opponent is not None:
+        rate = metrics[f"eval/win_rate_vs_{cfg.best_opponent}"]
+        if rate > best_win_rate:
+            best_win_rate = rate
+            save_checkpoint(run_dir / "checkpoints" / "best.pt",
+                            {**policy, "opponent": cfg.best_opponent, "win_rate": rate})
+    return metrics, best_win_rate
