@@ -44,7 +44,6 @@ from agents.bots.policy import (
 from agents.bots.search import ROLLOUTS
 from agents.train.config import ConfigError, check_number
 from agents.train.expert_iteration import stage_seed
-from agents.train.ppo import compute_gae
 from agents.train.run import finished_run, interrupted_run, marked_config
 from agents.train.run_parts import (
     check_run_settings,
@@ -53,6 +52,7 @@ from agents.train.run_parts import (
     open_run,
 )
 from agents.train.search_labels import search_labels
+from agents.train.warm_start import episode_returns
 from hanafuda_env.envs.vector_env import KoiKoiVectorEnv
 from hanafuda_env.koikoi.observation import BLOCK
 from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
@@ -92,14 +92,8 @@ def collect_expert_decisions(rules: RuleSet, n_decisions: int, seed: int, n_envs
             chunk["reward"][t] = rewards * reward_scale
             chunk["done"][t] = terminated | truncated
             mask, seat = info["action_mask"], info["seat"]
-        finished = np.zeros((CHUNK_STEPS, n_envs), dtype=bool)
-        closed = np.zeros(n_envs, dtype=bool)
-        for t in reversed(range(CHUNK_STEPS)):
-            closed |= chunk["done"][t]
-            finished[t] = closed
-        returns, _ = compute_gae(chunk["reward"], chunk["done"], chunk["seat"],
-                                 np.zeros((CHUNK_STEPS, n_envs), np.float32),
-                                 np.zeros((n_envs, 2), np.float32), gamma=1.0, lam=1.0)
+        returns, finished = episode_returns(chunk["reward"], chunk["done"], chunk["seat"],
+                                            gamma=1.0)
         rows = {key: chunk[key][finished] for key in ("obs", "mask", "ties", "action")}
         rows["return"] = returns[finished].astype(np.float32)
         parts.append(rows)

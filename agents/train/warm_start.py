@@ -65,16 +65,25 @@ def collect_teacher_games(env: KoiKoiVectorEnv, teacher: AgentLike, n_steps: int
         data["done"][t] = terminated | truncated
         mask, seat = info["action_mask"], info["seat"]
     # Unfinished episodes at the end are cut off: bootstrap with 0 and drop their decisions.
-    unfinished = np.zeros((n_steps, n), dtype=bool)
-    open_episode = np.ones(n, dtype=bool)
-    for t in reversed(range(n_steps)):
-        open_episode &= ~data["done"][t]
-        unfinished[t] = open_episode
-    values = np.zeros((n_steps, n), dtype=np.float32)
-    data["return"], _ = compute_gae(data["reward"], data["done"], data["seat"], values,
-                                    np.zeros((n, 2), dtype=np.float32), gamma=gamma, lam=1.0)
-    data["keep"] = ~unfinished
+    data["return"], data["keep"] = episode_returns(data["reward"], data["done"], data["seat"],
+                                                   gamma)
     return data
+
+
+def episode_returns(reward: np.ndarray, done: np.ndarray, seat: np.ndarray, gamma: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(T, B) each decision's return — the rest of its seat's episode reward, discounted by
+    ``gamma`` per decision of that seat, as PPO's value targets are — and whether its
+    episode ended within the T steps (the others' returns lack what followed)."""
+    n_steps, n = done.shape
+    finished = np.zeros((n_steps, n), dtype=bool)
+    closed = np.zeros(n, dtype=bool)
+    for t in reversed(range(n_steps)):
+        closed |= done[t]
+        finished[t] = closed
+    returns, _ = compute_gae(reward, done, seat, np.zeros((n_steps, n), dtype=np.float32),
+                             np.zeros((n, 2), dtype=np.float32), gamma=gamma, lam=1.0)
+    return returns, finished
 
 
 def collect_record_games(cfg: PPOConfig, rules: RuleSet, with_hidden: bool = False
