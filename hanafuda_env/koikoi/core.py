@@ -352,15 +352,17 @@ class KoiKoiCore:
         return over
 
     def rollout(self, policy: str | tuple[str, str] = "random", until: str = "round",
-                seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                seed: int = 0, max_decisions: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
         """Play every game on inside the kernel to the end of its round (``until="round"``)
         or match (``"match"``, dealing the rounds between) with a compiled ``policy``
         ("random", "greedy", "expert": the expert heuristic on the mover's view, or "fast":
         the linear policy fitted to it; or one per seat); returns the zero-sum points each
         seat won
         (B, 2) and the moves played (B,). Games end in phase ROUND_OVER / MATCH_OVER (an
-        autoreset core deals on at its next ``deal_next``); no result rows are kept, so
-        fork the games to roll out first."""
+        autoreset core deals on at its next ``deal_next``), or after ``max_decisions``
+        moves where given (a truncated rollout: a search evaluates the position reached);
+        no result rows are kept, so fork the games to roll out first."""
         names = (policy, policy) if isinstance(policy, str) else tuple(policy)
         if len(names) != 2 or any(name not in B.POLICIES for name in names):
             raise ValueError(f"policy must be one of {', '.join(B.POLICIES)} or a pair of "
@@ -368,6 +370,9 @@ class KoiKoiCore:
         if until not in ("round", "match"):
             raise ValueError(f"until must be 'round' or 'match', got {until!r}")
         check_seed_value(seed, "rollout seed")
+        if max_decisions is not None and (not is_integer(max_decisions) or max_decisions < 1):
+            raise ValueError(f"max_decisions must be None or a positive integer, got "
+                             f"{max_decisions!r}")
         rewards = np.zeros((self.n_games, 2), dtype=np.int64)
         decisions = np.zeros(self.n_games, dtype=np.int64)
         c = self._compiled
@@ -375,7 +380,8 @@ class KoiKoiCore:
             E.NO_EXPERT
         L.rollout_games(self.records, *c.ctx, B.rollout_policy_data(expert),
                         np.array([B.POLICIES[n] for n in names], dtype=np.int64),
-                        np.uint64(seed), until == "match", rewards, decisions, self._rows[:1])
+                        np.uint64(seed), until == "match", int(max_decisions or 0), rewards,
+                        decisions, self._rows[:1])
         return rewards, decisions
 
     # ------------------------------------------------------------- branching

@@ -192,9 +192,10 @@ def uniform(word) -> float:
 # ---------------------------------------------------------------------------- rollouts
 @njit(cache=True)
 def rollout_games(records, params, masks, counts, extra, policy_data, policies, seed,
-                  whole_match, totals, decisions, rows) -> None:
+                  whole_match, limit, totals, decisions, rows) -> None:
     """Play every game to its round's end (``whole_match``: its match's end, dealing the
-    rounds between) with the compiled policy of each seat (``policies``, one per seat).
+    rounds between) with the compiled policy of each seat (``policies``, one per seat), or
+    until it has made ``limit`` moves in this call (``limit`` <= 0: no limit).
     Adds each finished round's points to ``totals[g]`` (:func:`add_round`) and counts the
     moves in ``decisions`` (B,). A game at its match's end, or (without ``whole_match``) at
     its round's end, is left as it is. Random numbers hash ``seed``, the game's index and a
@@ -214,7 +215,7 @@ def rollout_games(records, params, masks, counts, extra, policy_data, policies, 
                 if deal_round(s, params, masks, counts, extra, shuffled, row, order, work):
                     add_round(totals, g, row)  # the round ended at its deal
                 continue
-            if s.phase >= ROUND_OVER:
+            if s.phase >= ROUND_OVER or 0 < limit <= decisions[g]:
                 break
             word = next_word(s, word)
             policy = policies[s.mover]

@@ -60,27 +60,53 @@ def _uniforms(seed: int, games: np.ndarray, counter: np.ndarray) -> np.ndarray:
     return (word >> np.uint64(11)).astype(np.float64) / 2.0**53
 
 
-@pytest.mark.parametrize("rules", ["nintendo", "koikoi-japan"])
-def test_a_random_rollout_is_the_python_step_loop_with_the_same_numbers(rules) -> None:
-    core = KoiKoiCore(128, rules, seed=12, autoreset=False)
-    twin = core.fork(np.arange(128))
-    rewards, moves = core.rollout("random", "round", seed=3)
-    games = np.arange(128)
-    counter = np.zeros(128, dtype=np.int64)
-    paid = np.zeros((128, 2), dtype=np.int64)
-    actions = np.empty(128, dtype=np.int64)
-    while not twin.round_over.all():
-        live = ~twin.round_over
+def _python_steps(twin: KoiKoiCore, seed: int, limit: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Step ``twin``'s games from Python with a random rollout's numbers (up to ``limit``
+    moves each); returns the moves made and the points paid."""
+    n = twin.n_games
+    games = np.arange(n)
+    counter = np.zeros(n, dtype=np.int64)
+    paid = np.zeros((n, 2), dtype=np.int64)
+    actions = np.empty(n, dtype=np.int64)
+    while True:
+        live = ~twin.round_over & (counter < (limit or np.iinfo(np.int64).max))
+        if not live.any():
+            return counter, paid
         counter[live] += 1
-        L.sample_actions(twin.records, _uniforms(3, games, counter), actions)
+        L.sample_actions(twin.records, _uniforms(seed, games, counter), actions)
         # finished games take no move: step the live ones in a fork and copy them back
         part = twin.fork(games[live])
         out = part.step(actions[live])
         twin.records[live] = part.records
         paid[live] += out.reward
+
+
+@pytest.mark.parametrize("rules", ["nintendo", "koikoi-japan"])
+def test_a_random_rollout_is_the_python_step_loop_with_the_same_numbers(rules) -> None:
+    core = KoiKoiCore(128, rules, seed=12, autoreset=False)
+    twin = core.fork(np.arange(128))
+    rewards, moves = core.rollout("random", "round", seed=3)
+    counter, paid = _python_steps(twin, 3)
     assert np.array_equal(counter, moves)
     assert np.array_equal(paid, rewards)
     assert np.array_equal(twin.records, core.records)
+
+
+@pytest.mark.parametrize("limit", [1, 5])
+def test_a_truncated_rollout_stops_after_its_moves_where_the_full_one_went_on(limit) -> None:
+    core = KoiKoiCore(128, seed=12, autoreset=False)
+    full_rewards, full_moves = core.fork(np.arange(128)).rollout("random", "round", seed=3)
+    cut = core.fork(np.arange(128))
+    rewards, moves = cut.rollout("random", "round", seed=3, max_decisions=limit)
+    assert np.array_equal(moves, np.minimum(full_moves, limit))
+    went_on = full_moves > limit
+    assert went_on.any() and (cut.phase[went_on] < ROUND_OVER).all()
+    assert np.array_equal(rewards[~went_on], full_rewards[~went_on])
+    twin = core.fork(np.arange(128))
+    counter, paid = _python_steps(twin, 3, limit)
+    assert np.array_equal(counter, moves) and np.array_equal(paid, rewards)
+    assert np.array_equal(twin.records, cut.records)
 
 
 def test_rollout_arguments_are_checked() -> None:
@@ -89,6 +115,9 @@ def test_rollout_arguments_are_checked() -> None:
         core.rollout("search")
     with pytest.raises(ValueError, match="until must be 'round' or 'match'"):
         core.rollout("random", "game")
+    for wrong in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="max_decisions must be None or a positive"):
+            core.rollout("random", max_decisions=wrong)
 
 
 def test_compiled_greedy_takes_the_capture_the_greedy_agent_values_most() -> None:
