@@ -1,7 +1,8 @@
 """The search bots (agents.bots.search, agents.bots.ismcts) at several budgets: decisions/s and
 strength.
 
-    python benchmarks/bench_search_bot.py [--bot search|ismcts] [--budgets 64 256 1024]
+    python benchmarks/bench_search_bot.py [--bot search|netsearch|ismcts]
+                                          [--budgets 64 256 1024] [--depth 4]
                                           [--matches 200] [--opponent expert]
                                           [--rules nintendo] [--value points|match]
                                           [--rollout greedy|random|expert|fast]
@@ -11,10 +12,12 @@ The budget is ``worlds`` (rollouts per legal action) for ``search`` and ``iterat
 (rollouts per decision) for ``ismcts``. ``--confidence Z`` (1 by default; ``none``: ungated)
 makes ``search`` play its rollout policy's move unless another's paired advantage exceeds Z
 standard errors; ``ismcts`` has the expert as its PUCT prior unless ``--prior none`` (plain
-UCB1). Each budget plays the same paired matches against the opponent (``play_matches``: the
-same decks with seats swapped); the lines print the match-win rate with its 95 % interval,
-points per round, the search's decisions per second (the opponent's time included) and the
-seconds a match took (the matches are played side by side).
+UCB1). ``netsearch`` is the search with the shipped value network judging rollouts cut after
+``--depth`` moves and the ``distilled`` network's move as the one its gate keeps. Each
+budget plays the same paired matches against the opponent (``play_matches``: the same decks
+with seats swapped); the lines print the match-win rate with its 95 % interval, points per
+round, the search's decisions per second (the opponent's time included) and the seconds a
+match took (the matches are played side by side).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import time
 from cli_args import JoinLists, make_parser, positive_int, positive_int_list, run_main
 
 from agents.bots.ismcts import ISMCTSAgent
-from agents.bots.registry import make_agent
+from agents.bots.registry import NETSEARCH_DEPTH, make_agent, netsearch_agent
 from agents.bots.search import ROLLOUTS, VALUES, SearchAgent
 from agents.eval.matches import play_matches
 from hanafuda_env.koikoi.rules import resolve_rules
@@ -43,8 +46,11 @@ def _confidence(text: str) -> float | None:
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--bot", choices=("search", "ismcts"), default="search",
-                        help="the flat search over every move, or the tree search")
+    parser.add_argument("--bot", choices=("search", "netsearch", "ismcts"), default="search",
+                        help="the flat search over every move, the same with a value "
+                             "network judging truncated rollouts, or the tree search")
+    parser.add_argument("--depth", type=positive_int, default=NETSEARCH_DEPTH,
+                        help="netsearch: moves a rollout plays before the value network")
     parser.add_argument("--budgets", "--worlds", type=positive_int_list, nargs="+",
                         action=JoinLists, default=[64, 256, 1024],
                         help="worlds per legal action (search) or iterations (ismcts)")
@@ -64,13 +70,17 @@ def main() -> None:
                         help="ismcts: the expert as its PUCT prior, or none (plain UCB1)")
     args = parser.parse_args()
     rules = resolve_rules(args.rules)
-    print(f"{args.bot} bot ({args.rollout} rollouts, value {args.value}, confidence "
+    depth = f", depth {args.depth}" if args.bot == "netsearch" else ""
+    print(f"{args.bot} bot ({args.rollout} rollouts{depth}, value {args.value}, confidence "
           f"{args.confidence}, prior {args.prior}) vs {args.opponent}, {rules.name}, "
           f"{args.matches} matches of {rules.rounds} rounds")
     print(f"{'budget':>7} {'win rate':>8} {'95% interval':>16} {'points/round':>13} "
           f"{'decisions/s':>12} {'s/match':>8}")
     for budget in args.budgets:
-        if args.bot == "search":
+        if args.bot == "netsearch":
+            agent = netsearch_agent(rules, seed=0, worlds=budget, depth=args.depth,
+                                    rollout=args.rollout, confidence=args.confidence)
+        elif args.bot == "search":
             agent = SearchAgent(rules, seed=0, worlds=budget, rollout=args.rollout,
                                 value=args.value, confidence=args.confidence)
         else:

@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"export_policy.py: error: {error}", file=sys.stderr)
         return 2
     kept = {key: payload[key] for key in ("model", "network", "update", "global_step",
-                                          "iteration", "epoch", "trainer") if key in payload}
+                                          "iteration", "epoch", "trainer", "value")
+            if key in payload}
     save_checkpoint(out, kept)
     print(f"wrote {out}")
     if args.figures:

@@ -25,10 +25,13 @@ from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
 # The networks shipped with the project, each with the config that trained it and its
 # evaluation figures beside it (pretrained/README.md): ``ppo``, masked PPO on an MLP;
 # ``clone``, the card-graph network that learned the expert's moves (agents.train.imitation);
-# ``distilled``, the clone trained on search labels (agents.train.search_labels).
+# ``distilled``, the clone trained on search labels (agents.train.search_labels); and
+# ``koikoi_value.pt``, the value network the ``netsearch`` bot evaluates positions with.
 PRETRAINED = Path(__file__).resolve().parent / "pretrained" / "koikoi_ppo.pt"
 PRETRAINED_CLONE = PRETRAINED.with_name("koikoi_clone.pt")
 PRETRAINED_DISTILLED = PRETRAINED.with_name("koikoi_distilled.pt")
+PRETRAINED_VALUE = PRETRAINED.with_name("koikoi_value.pt")
+NETSEARCH_DEPTH = 4  # moves a netsearch rollout plays before the value network judges
 
 
 def _shipped(path: Path, name: str, rules: RuleSpec, seed: int | None) -> AgentLike:
@@ -57,12 +60,27 @@ def distilled_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLik
     return _shipped(PRETRAINED_DISTILLED, "distilled", rules, seed)
 
 
+def netsearch_agent(rules: RuleSpec = None, seed: int | None = None, worlds: int = 64,
+                    depth: int | None = NETSEARCH_DEPTH, rollout: str = "expert",
+                    confidence: float | None = 1.0, evaluator: str | None = None,
+                    prior: str | None = None) -> AgentLike:
+    """The search with a learned evaluation (``make_agent("netsearch")``): rollouts cut
+    after ``depth`` moves are valued by the shipped value network (``evaluator``: another
+    checkpoint), and the gate keeps the ``distilled`` network's move (``prior``) unless a
+    move beats it by ``confidence`` standard errors."""
+    return SearchAgent(rules, seed, worlds, rollout, confidence=confidence,
+                       evaluator=evaluator or PRETRAINED_VALUE, depth=depth,
+                       prior=(prior or PRETRAINED_DISTILLED) if confidence is not None
+                       else None, name="netsearch")
+
+
 BASELINES: dict[str, Callable[..., AgentLike]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
     "fast": FastAgent,
     "search": SearchAgent,
+    "netsearch": netsearch_agent,
     "ismcts": ISMCTSAgent,
     "ppo": pretrained_agent,
     "clone": clone_agent,

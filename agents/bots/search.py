@@ -20,6 +20,13 @@ improves on its base policy only where the rollouts are sure, instead of followi
 between moves of nearly equal value. ``confidence=None`` plays the best mean.
 :attr:`SearchAgent.last_search` keeps the values and their standard errors of the last call.
 
+With an ``evaluator`` (a network whose value head predicts the round's change in match-win
+chance from the mover's view, as imitation-trained ones do: ``configs/value_net.yaml``) the
+rollouts stop after ``depth`` moves and a world still in its round is valued by the network
+instead: its match value at the round's start plus the network's value of the mover's
+observation there (negated when the opponent is to move). A ``prior`` network's move is then
+the base move the gate keeps (in place of the rollout policy's).
+
 The player sits at seat 0 of its worlds; what the observation does not hold is filled in as
 follows: the points each seat has won in the match (``target_score``) from the lead alone, and
 the turn counter from the cards played.
@@ -28,6 +35,8 @@ the turn counter from the cards played.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +48,14 @@ from hanafuda_env.common import cards as C
 from hanafuda_env.common.seeding import is_integer
 from hanafuda_env.common.worlds import deal_hidden
 from hanafuda_env.envs.rewards import DEFAULT_ROUND_SIGMA, match_values
-from hanafuda_env.koikoi.core import CHOOSE_DRAWN, CHOOSE_PLAYED, MATCH_OVER, KoiKoiCore
+from hanafuda_env.koikoi.core import (
+    CHOOSE_DRAWN,
+    CHOOSE_PLAYED,
+    MATCH_OVER,
+    ROUND_OVER,
+    KoiKoiCore,
+)
+from hanafuda_env.koikoi.observation import encode_observations
 from hanafuda_env.koikoi.rules import RuleSet, RuleSpec
 from hanafuda_env.koikoi.state import STOCK_SIZE, new_states
 
@@ -68,6 +84,8 @@ class SearchAgent(Agent):
     def __init__(self, rules: RuleSpec = None, seed: int | None = None, worlds: int = 64,
                  rollout: str = "expert", value: str = "match",
                  round_sigma: float = DEFAULT_ROUND_SIGMA, confidence: float | None = 1.0,
+                 evaluator: str | Path | Any = None, depth: int | None = None,
+                 prior: str | Path | Any = None, value_scale: float = 1.0,
                  name: str | None = None):
         super().__init__(rules, seed, name)
         if not is_integer(worlds) or worlds < 1:
@@ -79,9 +97,26 @@ class SearchAgent(Agent):
         if confidence is not None and (not isinstance(confidence, (int, float))
                                        or not confidence >= 0):
             raise ValueError(f"confidence must be None or a number >= 0, got {confidence!r}")
+        if evaluator is None and depth is not None:
+            raise ValueError("depth (a truncated rollout) needs an evaluator: a network "
+                             "checkpoint whose value head values the position reached")
+        if depth is not None and (not is_integer(depth) or depth < 1):
+            raise ValueError(f"depth must be None or a positive integer, got {depth!r}")
+        if evaluator is not None and value != "match":
+            raise ValueError(f"an evaluator values match-win chances, so value must be "
+                             f"'match', got {value!r}")
+        if prior is not None and confidence is None:
+            raise ValueError("a prior gives the base move that the confidence gate keeps; "
+                             "with confidence=None there is none, so leave prior out")
+        if not isinstance(value_scale, (int, float)) or not value_scale > 0:
+            raise ValueError(f"value_scale must be a number > 0, got {value_scale!r}")
         self.worlds, self.rollout, self.value = int(worlds), rollout, value
         self.confidence = None if confidence is None else float(confidence)
-        self.base = None if confidence is None else _base_policy(rollout, self.rules, self.rng)
+        self.evaluator = None if evaluator is None else _network_agent(evaluator)
+        self.depth, self.value_scale = depth, float(value_scale)
+        self.base = None if confidence is None else (
+            _base_policy(rollout, self.rules, self.rng) if prior is None
+            else _network_agent(prior))
         self.scale = float(round_sigma) * self.rules.point_unit
         self.last_search: SearchReport | None = None
 
@@ -99,7 +134,8 @@ class SearchAgent(Agent):
             core = KoiKoiCore.wrapping(worlds[rows], self.rules, autoreset=False)
             actions = np.repeat([candidates[g][k] for g in games], w)
             core.step(actions)
-            core.rollout(self.rollout, "round", seed=seed)  # the same numbers for every k
+            core.rollout(self.rollout, "round", seed=seed,  # the same numbers for every k
+                         max_decisions=self.depth)
             values[games, k] = self._values(core).reshape(len(games), w)
         if self.value == "points":  # the round's points: the lead's change
             values -= view.score_diff[:, None, None]
@@ -126,12 +162,34 @@ class SearchAgent(Agent):
         return chosen
 
     def _values(self, core: KoiKoiCore) -> np.ndarray:
-        """Seat 0's value of each world at its round's end."""
-        return world_values(core, self.rules, self.value, self.scale)
+        """Seat 0's value of each world at its round's end, or where its truncated
+        rollout stopped (by the evaluator)."""
+        values = world_values(core, self.rules, self.value, self.scale)
+        live = np.flatnonzero(core.phase < ROUND_OVER)
+        if self.evaluator is not None and len(live):
+            rest = core.fork(live)
+            change = self.evaluator.value(encode_observations(rest), rest.legal_action_mask())
+            sign = np.where(rest.mover == 0, 1.0, -1.0)
+            values[live] += sign * change.astype(np.float64) / self.value_scale
+        return values
 
     def _worlds(self, view: View) -> np.ndarray:
         """``worlds`` records per game, game-major, consistent with the observations."""
         return observed_worlds(view, self.worlds, self.rules, self.rng)
+
+
+def _network_agent(network: str | Path | Any) -> Agent:
+    """A network to play or evaluate with: a checkpoint path (loaded safely) or an agent
+    with ``act`` and ``value``."""
+    if isinstance(network, (str, Path)):
+        from agents.bots.policy import PolicyAgent  # torch only for a network
+
+        return PolicyAgent.load(network)
+    if not (callable(getattr(network, "act", None)) and callable(getattr(network, "value",
+                                                                         None))):
+        raise TypeError(f"a network is a checkpoint path or an agent with act and value, "
+                        f"got {type(network).__name__}")
+    return network
 
 
 def _base_policy(rollout: str, rules: RuleSet, rng: np.random.Generator) -> Agent:

@@ -118,14 +118,26 @@ def tie_loss(logits: torch.Tensor, ties: torch.Tensor) -> torch.Tensor:
 
 @torch.no_grad()
 def predict(network: torch.nn.Module, obs: np.ndarray, mask: np.ndarray,
-            batch: int = 8192) -> np.ndarray:
-    """The network's most likely legal action for every row."""
+            batch: int = 8192, with_values: bool = False
+            ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """The network's most likely legal action for every row (and its values)."""
     out = np.empty(len(obs), dtype=np.int64)
+    values = np.empty(len(obs), dtype=np.float32)
     for start in range(0, len(obs), batch):
-        logits, _ = network(torch.as_tensor(obs[start:start + batch]),
-                            torch.as_tensor(mask[start:start + batch]))
+        logits, value = network(torch.as_tensor(obs[start:start + batch]),
+                                torch.as_tensor(mask[start:start + batch]))
         out[start:start + batch] = logits.argmax(1).numpy()
-    return out
+        values[start:start + batch] = value.numpy()
+    return (out, values) if with_values else out
+
+
+def value_fit(values: np.ndarray, returns: np.ndarray) -> dict[str, float]:
+    """How well the value head predicts the returns: mean squared error and the share of
+    their variance explained (1 is perfect, 0 no better than their mean)."""
+    error = float(np.mean((values - returns) ** 2))
+    spread = float(np.var(returns))
+    return {"value/mse": error,
+            "value/explained_variance": 1.0 - error / spread if spread > 0 else float("nan")}
 
 
 def agreement(actions: np.ndarray, data: dict[str, np.ndarray]) -> dict[str, float]:
@@ -169,6 +181,8 @@ class ImitationConfig:
     batch_size: int = 1024
     learning_rate: float = 1e-3  # the peak of a warm-up then cosine-decay schedule
     vf_coef: float = 0.25  # weight of the value head's squared error
+    policy_coef: float = 1.0  # weight of the policy loss; 0 trains the value head alone (a
+    # search's leaf evaluator, agents.bots.search)
     max_grad_norm: float = 1.0
     labels: str = "expert"  # what to learn: the expert's moves, or "search": the expert's
     # moves with a search's where it is sure (agents.train.search_labels)
@@ -176,7 +190,8 @@ class ImitationConfig:
     search_rollout: str = "fast"  # its compiled rollout policy
     search_confidence: float = 2.0  # standard errors its move must gain to replace the expert's
     init_checkpoint: str | None = None  # start from these weights (their network: `network`)
-    eval_matches: int = 1000  # per opponent, after each epoch: the network alone plays
+    eval_matches: int = 1000  # per opponent, after each epoch: the network alone plays (0:
+    # none, for a value network)
     eval_opponents: list[str] = field(default_factory=lambda: ["expert"])
     best_opponent: str | None = "expert"  # keep checkpoints/best.pt: best win rate vs it
     torch_threads: int = 0  # 0: PyTorch's choice
@@ -186,14 +201,20 @@ class ImitationConfig:
     def __post_init__(self) -> None:
         if self.algorithm != ALGORITHM:
             raise ConfigError(f"algorithm must be {ALGORITHM!r} here, got {self.algorithm!r}")
-        for name in ("decisions", "held_out", "n_envs", "epochs", "batch_size",
-                     "eval_matches"):
+        for name in ("decisions", "held_out", "n_envs", "epochs", "batch_size"):
             check_number(name, getattr(self, name), low=1, integer=True)
+        check_number("eval_matches", self.eval_matches, low=0, integer=True)
+        if self.eval_matches == 0 and self.best_opponent is not None:
+            raise ConfigError("eval_matches: 0 plays no evaluation matches, so best_opponent "
+                              "must be null (no best.pt is kept)")
         check_number("torch_threads", self.torch_threads, low=0, integer=True)
         check_number("seed", self.seed, low=0, high=MAX_SEED, integer=True)
         for name in ("learning_rate", "max_grad_norm"):
             check_number(name, getattr(self, name), low=0, open_low=True)
         check_number("vf_coef", self.vf_coef, low=0)
+        check_number("policy_coef", self.policy_coef, low=0)
+        if self.vf_coef == 0 and self.policy_coef == 0:
+            raise ConfigError("vf_coef and policy_coef are both 0: nothing would be learned")
         if not isinstance(self.progress_bar, bool):
             raise ConfigError(f"progress_bar must be true or false, got {self.progress_bar!r}")
         if not isinstance(self.network, dict):
@@ -285,7 +306,7 @@ class ImitationTrainer:
             policy_loss = tie_loss(logits, torch.as_tensor(train["targets"][rows]))
             value_loss = 0.5 * ((value - torch.as_tensor(train["return"][rows])) ** 2).mean()
             self.optimizer.zero_grad()
-            (policy_loss + cfg.vf_coef * value_loss).backward()
+            (cfg.policy_coef * policy_loss + cfg.vf_coef * value_loss).backward()
             torch.nn.utils.clip_grad_norm_(self.network.parameters(), cfg.max_grad_norm)
             self.optimizer.step()
             sums += (policy_loss.item(), value_loss.item())
@@ -296,15 +317,17 @@ class ImitationTrainer:
         return {"losses/policy_loss": sums[0] / per_epoch, "losses/value_loss": sums[1] / per_epoch}
 
     def evaluate(self, held: dict[str, np.ndarray]) -> dict[str, float]:
-        """Agreement on the held-out decisions, and the network alone (its most likely
-        move) against each evaluation opponent (keeps ``best.pt``)."""
+        """Agreement and the value head's fit on the held-out decisions, and the network
+        alone (its most likely move) against each evaluation opponent (keeps ``best.pt``)."""
         cfg = self.cfg
-        metrics = {f"agreement/{k}": v for k, v in
-                   agreement(predict(self.network, held["obs"], held["mask"]), held).items()}
-        played, self.best_win_rate = evaluate_network(
-            self.network, cfg, self.rules, stage_seed(cfg.seed, "eval", self.epoch),
-            self.best_win_rate, self.run_dir, self.policy())
-        metrics.update(played)
+        actions, values = predict(self.network, held["obs"], held["mask"], with_values=True)
+        metrics = {f"agreement/{k}": v for k, v in agreement(actions, held).items()}
+        metrics.update(value_fit(values, held["return"]))
+        if cfg.eval_matches:
+            played, self.best_win_rate = evaluate_network(
+                self.network, cfg, self.rules, stage_seed(cfg.seed, "eval", self.epoch),
+                self.best_win_rate, self.run_dir, self.policy())
+            metrics.update(played)
         self.history.append(metrics)
         return metrics
 
@@ -370,7 +393,8 @@ def train_imitation(cfg: ImitationConfig | None, run_dir: str | Path | None = No
                 trainer.save()
                 for key, value in metrics.items():
                     writer.add_scalar(key, value, trainer.epoch * per_epoch)
-                bar.set_postfix_str(f"agree={metrics['agreement/tie_aware']:.3f} " + " ".join(
+                bar.set_postfix_str(f"agree={metrics['agreement/tie_aware']:.3f} value_ev="
+                                    f"{metrics['value/explained_variance']:.3f} " + " ".join(
                     f"{k.rsplit('_', 1)[-1]}={v:.2f}" for k, v in metrics.items()
                     if k.startswith("eval/win_rate")))
     except KeyboardInterrupt:
