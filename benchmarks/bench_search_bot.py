@@ -70,9 +70,10 @@ def main() -> None:
                         help="ismcts: the expert as its PUCT prior, or none (plain UCB1)")
     args = parser.parse_args()
     rules = resolve_rules(args.rules)
+    prior = "distilled" if args.bot == "netsearch" else args.prior
     depth = f", depth {args.depth}" if args.bot == "netsearch" else ""
     print(f"{args.bot} bot ({args.rollout} rollouts{depth}, value {args.value}, confidence "
-          f"{args.confidence}, prior {args.prior}) vs {args.opponent}, {rules.name}, "
+          f"{args.confidence}, prior {prior}) vs {args.opponent}, {rules.name}, "
           f"{args.matches} matches of {rules.rounds} rounds")
     print(f"{'budget':>7} {'win rate':>8} {'95% interval':>16} {'points/round':>13} "
           f"{'decisions/s':>12} {'s/match':>8}")

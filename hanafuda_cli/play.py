@@ -1,7 +1,7 @@
 """Play Koi-Koi against a bot in the terminal or in the browser (``--web``), or Hana-awase
 against N − 1 bots in the terminal.
 
-    python play.py [--bot expert|greedy|random|fast|search|ismcts|ppo|<checkpoint.pt>]
+    python play.py [--bot expert|greedy|random|fast|search|netsearch|ismcts|ppo|<checkpoint.pt>]
                    [--rules nintendo] [--rounds 12] [--seat 0] [--seed 7] [--record FILE]
     python play.py --web [--port 8765] [--bot-delay 0.8] [--bot …] [--rules …] …
     python play.py --game hanaawase [--players 3] [--bot expert] [--rounds 3] [--seat 0]
@@ -121,8 +121,8 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
 
 # The built-in bots by name, for --help without importing the agents (torch); a test checks
 # them against agents.bots.registry.
-BOT_NAMES = ("expert", "greedy", "random", "fast", "search", "ismcts", "ppo", "clone",
-             "distilled")
+BOT_NAMES = ("expert", "greedy", "random", "fast", "search", "netsearch", "ismcts", "ppo",
+             "clone", "distilled")
 
 
 def main(argv: list[str] | None = None) -> int:

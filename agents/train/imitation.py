@@ -189,6 +189,9 @@ class ImitationConfig:
     search_worlds: int = 64  # the search's worlds per legal move (labels: search)
     search_rollout: str = "fast"  # its compiled rollout policy
     search_confidence: float = 2.0  # standard errors its move must gain to replace the expert's
+    search_evaluator: str | None = None  # a value network checkpoint: the search's rollouts
+    # stop after search_depth moves and it values the position reached (agents.bots.search)
+    search_depth: int | None = None
     init_checkpoint: str | None = None  # start from these weights (their network: `network`)
     eval_matches: int = 1000  # per opponent, after each epoch: the network alone plays (0:
     # none, for a value network)
@@ -228,6 +231,15 @@ class ImitationConfig:
             raise ConfigError(f"labels must be one of {', '.join(LABELS)}, got {self.labels!r}")
         check_number("search_worlds", self.search_worlds, low=2, integer=True)
         check_number("search_confidence", self.search_confidence, low=0)
+        if self.search_evaluator is not None and not isinstance(self.search_evaluator, str):
+            raise ConfigError(f"search_evaluator must be a checkpoint path or null, got "
+                              f"{self.search_evaluator!r}")
+        if self.search_depth is not None:
+            check_number("search_depth", self.search_depth, low=1, integer=True)
+            if self.search_evaluator is None:
+                raise ConfigError("search_depth cuts the search's rollouts short, so it needs "
+                                  "search_evaluator: the value network that judges where they "
+                                  "stop")
         if self.search_rollout not in ROLLOUTS:
             raise ConfigError(f"search_rollout must be one of {', '.join(ROLLOUTS)}, got "
                               f"{self.search_rollout!r}")
@@ -273,7 +285,8 @@ class ImitationTrainer:
             started = time.perf_counter()
             labels = search_labels(train, self.rules, cfg.search_worlds, cfg.search_rollout,
                                    cfg.search_confidence, stage_seed(cfg.seed, "search"),
-                                   progress=label_progress)
+                                   progress=label_progress, evaluator=cfg.search_evaluator,
+                                   depth=cfg.search_depth)
             self.label_stats = {
                 "labels/overridden": float(labels["overridden"].mean()),
                 "labels/per_second": len(train["action"]) / (time.perf_counter() - started)}

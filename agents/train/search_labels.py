@@ -7,7 +7,10 @@ worlds consistent with the observation and rolled out to the round's end inside 
 kernel; one compiled rollout per candidate index for the whole batch, not one game at a
 time). The label is the search's best move where its paired advantage over the expert's
 move exceeds ``confidence`` standard errors, else the expert's own tie set: the search
-corrects the expert only where the rollouts are sure, as the search bot plays.
+corrects the expert only where the rollouts are sure, as the search bot plays. With an
+``evaluator`` (a value network checkpoint) the rollouts stop after ``depth`` moves and the
+network values the position reached, as the ``netsearch`` bot does: the labels of a second
+round of the loop come from the search the first round's network made stronger.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from hanafuda_env.koikoi.rules import RuleSet
 
 def search_labels(data: dict[str, np.ndarray], rules: RuleSet, worlds: int = 64,
                   rollout: str = "fast", confidence: float = 1.0, seed: int = 0,
-                  batch: int = 1024, progress: Any = None) -> dict[str, np.ndarray]:
+                  batch: int = 1024, progress: Any = None, evaluator: str | None = None,
+                  depth: int | None = None) -> dict[str, np.ndarray]:
     """Labels for the decisions of ``data`` (rows as
     :func:`~agents.train.imitation.collect_expert_decisions` gives them): ``targets``
     (N, 98) bools, the moves to learn (a single move where the search
@@ -35,7 +39,8 @@ def search_labels(data: dict[str, np.ndarray], rules: RuleSet, worlds: int = 64,
     values = np.full(data["mask"].shape, np.nan)
     overridden = np.zeros(n, dtype=bool)
     choice = np.flatnonzero(data["mask"].sum(1) > 1)
-    search = SearchAgent(rules, seed=seed, worlds=worlds, rollout=rollout, confidence=None)
+    search = SearchAgent(rules, seed=seed, worlds=worlds, rollout=rollout, confidence=None,
+                         evaluator=evaluator, depth=depth)
     for start in range(0, len(choice), batch):
         rows = choice[start:start + batch]
         search.act(data["obs"][rows], data["mask"][rows])

@@ -1,6 +1,7 @@
 """The networks shipped in agents/bots/pretrained/: each plays by its name (``ppo``,
 ``clone``, ``distilled``) without training, loads only through the safe loader, stays
-small, and keeps the config that trained it and its evaluation figures beside it."""
+small, and keeps the config that trained it and its evaluation figures beside it; the
+value network of ``netsearch`` predicts the expert's round outcomes on fresh games."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from agents.bots.registry import (
     PRETRAINED,
     PRETRAINED_CLONE,
     PRETRAINED_DISTILLED,
+    PRETRAINED_VALUE,
     make_agent,
 )
 from agents.eval.matches import play_matches
 from agents.train.config import PPOConfig
-from agents.train.imitation import ImitationConfig
+from agents.train.imitation import ImitationConfig, collect_expert_decisions, value_fit
 from hanafuda_env.koikoi.observation import encode_observations
+from hanafuda_env.koikoi.rules import resolve_rules
 from tests.helpers.scenarios import random_play
 
 SHIPPED = {"ppo": PRETRAINED, "clone": PRETRAINED_CLONE, "distilled": PRETRAINED_DISTILLED}
@@ -53,3 +56,16 @@ def test_the_file_is_a_small_policy_checkpoint_with_its_provenance(name: str) ->
     figures = json.loads(path.with_suffix(".json").read_text())
     assert {"vs_expert", "vs_greedy", "vs_random", "command"} <= set(figures)
     assert 0.0 < figures["vs_expert"]["win_rate"] < 1.0
+
+
+def test_the_value_network_predicts_round_outcomes_of_fresh_expert_games() -> None:
+    payload = load_checkpoint(PRETRAINED_VALUE)
+    config = ImitationConfig.from_dict(yaml.safe_load(PRETRAINED_VALUE.with_suffix(".yaml")
+                                                      .read_text()))
+    assert config.network == payload["network"] and config.policy_coef == 0
+    figures = json.loads(PRETRAINED_VALUE.with_suffix(".json").read_text())
+    assert 0.0 < figures["value_explained_variance"] < 1.0
+    data = collect_expert_decisions(resolve_rules("nintendo"), 20_000, seed=77, n_envs=256)
+    values = PolicyAgent.load(PRETRAINED_VALUE).value(data["obs"], data["mask"])
+    fit = value_fit(values, data["return"])
+    assert fit["value/explained_variance"] > 0.15  # far better than the mean outcome

@@ -13,6 +13,7 @@ from agents.eval.matches import play_matches
 from agents.train.config import ConfigError
 from agents.train.imitation import (
     ImitationConfig,
+    ImitationTrainer,
     agreement,
     collect_expert_decisions,
     tie_loss,
@@ -87,6 +88,21 @@ def test_a_run_plays_and_resumes_to_the_same_weights(tmp_path) -> None:
         train_imitation(None, resume=tmp_path / "split", changes={"epochs": 3})
 
 
+def test_a_value_run_trains_the_value_head_alone_and_plays_no_matches(tmp_path) -> None:
+    cfg = ImitationConfig(**{**TINY, "network": {"architecture": "mlp", "hidden": 16,
+                                                 "layers": 1}, "policy_coef": 0.0,
+                             "vf_coef": 1.0, "eval_matches": 0, "best_opponent": None,
+                             "learning_rate": 3e-3})
+    start = ImitationTrainer(cfg, tmp_path / "start").network.state_dict()
+    metrics = train_imitation(cfg, run_dir=tmp_path / "value")
+    assert {"value/mse", "value/explained_variance"} <= set(metrics)
+    assert not any(key.startswith("eval/") for key in metrics)
+    assert not (tmp_path / "value" / "checkpoints" / "best.pt").exists()
+    trained = _weights(tmp_path / "value")
+    assert torch.equal(trained["policy.weight"], start["policy.weight"])  # untouched
+    assert not torch.equal(trained["value.weight"], start["value.weight"])
+
+
 def test_train_py_runs_it_from_its_config(tmp_path) -> None:
     overrides = [f"{k}={v}" for k, v in TINY.items() if k not in ("rules", "network")] + [
         "rules={rounds: 1}", "network={architecture: card_graph, width: 8, global_width: 16, "
@@ -107,6 +123,9 @@ def test_train_py_runs_it_from_its_config(tmp_path) -> None:
     ({"labels": "human"}, "labels must be one of expert, search"),
     ({"search_rollout": "network"}, "search_rollout must be one of"),
     ({"search_worlds": 1}, "search_worlds must be an integer >= 2"),
+    ({"eval_matches": 0}, "best_opponent must be null"),
+    ({"policy_coef": 0, "vf_coef": 0}, "nothing would be learned"),
+    ({"policy_coef": -1}, "policy_coef must be"),
     ({"rules": "nintendo-ish"}, "nintendo-ish"),
 ])
 def test_config_errors_name_the_setting(change, message) -> None:

@@ -1,10 +1,14 @@
 """Search labels: the expert's tie set unless the search's best move beats the expert's by
-more than the confidence asks, always a legal move; the imitation trainer learns them."""
+more than the confidence asks, always a legal move, also from a search whose rollouts a value
+network ends; the imitation trainer learns them."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from agents.bots.registry import PRETRAINED_VALUE
+from agents.train.config import ConfigError
 from agents.train.imitation import ImitationConfig, collect_expert_decisions, train_imitation
 from agents.train.search_labels import search_labels
 from hanafuda_env.koikoi.rules import resolve_rules
@@ -28,6 +32,29 @@ def test_labels_keep_the_expert_unless_the_search_is_sure() -> None:
     # a stricter confidence overrides a subset of what a looser one does
     assert not (sure["overridden"] & ~loose["overridden"]).any()
     assert loose["overridden"].sum() > sure["overridden"].sum() > 0
+
+
+def test_labels_from_a_search_with_a_value_network_are_legal_and_its_own() -> None:
+    rules = resolve_rules("nintendo")
+    data = collect_expert_decisions(rules, 300, seed=6, n_envs=16)
+    full = search_labels(data, rules, worlds=8, rollout="fast", confidence=0.0, seed=2)
+    cut = search_labels(data, rules, worlds=8, rollout="fast", confidence=0.0, seed=2,
+                        evaluator=str(PRETRAINED_VALUE), depth=2)
+    assert not (cut["targets"] & ~data["mask"]).any() and cut["targets"].any(1).all()
+    searched = ~np.isnan(full["values"])
+    assert np.array_equal(searched, ~np.isnan(cut["values"]))
+    assert not np.array_equal(full["values"][searched], cut["values"][searched])
+    assert np.abs(cut["values"][searched]).max() <= 1.5  # match values, not points
+
+
+def test_a_search_depth_needs_its_evaluator() -> None:
+    base = dict(rules={"rounds": 1}, decisions=300, held_out=100, progress_bar=False)
+    with pytest.raises(ConfigError, match="needs search_evaluator"):
+        ImitationConfig(**base, labels="search", search_depth=3)
+    with pytest.raises(ConfigError, match="search_depth must be an integer >= 1"):
+        ImitationConfig(**base, search_evaluator="value.pt", search_depth=0)
+    with pytest.raises(ConfigError, match="search_evaluator must be a checkpoint path"):
+        ImitationConfig(**base, search_evaluator=3)
 
 
 def test_an_imitation_run_learns_search_labels_from_a_clone(tmp_path) -> None:
