@@ -122,16 +122,16 @@ def play(bot: AgentLike, rules: RuleSet, human: int, seed: int, stdin: TextIO,
 # The built-in bots by name, for --help without importing the agents (torch); a test checks
 # them against agents.bots.registry.
 BOT_NAMES = ("expert", "greedy", "random", "fast", "search", "netsearch", "ismcts", "ppo",
-             "clone", "distilled")
+             "clone", "distilled", "looped")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Play Koi-Koi against a bot.",
                                      formatter_class=HelpFormatter)
     parser.add_argument("--bot", default="expert",
-                        help=f"bot name ({', '.join(BOT_NAMES)}; ppo, clone and distilled "
-                             "are the shipped networks), NAME:key=value,... for a bot's options, "
-                             "checkpoint path, sb3:MODEL.zip or module:name")
+                        help=f"bot name ({', '.join(BOT_NAMES)}; ppo, clone, distilled "
+                             "and looped are the shipped networks), NAME:key=value,... for a "
+                             "bot's options, checkpoint path, sb3:MODEL.zip or module:name")
     parser.add_argument("--rules", default="nintendo",
                         help="rule preset name or YAML path")
     parser.add_argument("--rounds", type=positive_int, default=None,

@@ -25,11 +25,14 @@ from hanafuda_env.koikoi.rules import RuleSpec, resolve_rules
 # The networks shipped with the project, each with the config that trained it and its
 # evaluation figures beside it (pretrained/README.md): ``ppo``, masked PPO on an MLP;
 # ``clone``, the card-graph network that learned the expert's moves (agents.train.imitation);
-# ``distilled``, the clone trained on search labels (agents.train.search_labels); and
-# ``koikoi_value.pt``, the value network the ``netsearch`` bot evaluates positions with.
+# ``distilled``, the clone trained on search labels (agents.train.search_labels);
+# ``looped``, ``distilled`` trained on the labels of the search it made stronger (the
+# loop's second round, configs/loop_labels.yaml); and ``koikoi_value.pt``, the value network
+# the ``netsearch`` bot evaluates positions with.
 PRETRAINED = Path(__file__).resolve().parent / "pretrained" / "koikoi_ppo.pt"
 PRETRAINED_CLONE = PRETRAINED.with_name("koikoi_clone.pt")
 PRETRAINED_DISTILLED = PRETRAINED.with_name("koikoi_distilled.pt")
+PRETRAINED_LOOPED = PRETRAINED.with_name("koikoi_looped.pt")
 PRETRAINED_VALUE = PRETRAINED.with_name("koikoi_value.pt")
 NETSEARCH_DEPTH = 4  # moves a netsearch rollout plays before the value network judges
 
@@ -55,9 +58,14 @@ def clone_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
 
 
 def distilled_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
-    """The shipped clone trained on search labels (``make_agent("distilled")``): the
-    strongest network here without search."""
+    """The shipped clone trained on search labels (``make_agent("distilled")``)."""
     return _shipped(PRETRAINED_DISTILLED, "distilled", rules, seed)
+
+
+def looped_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
+    """``distilled`` after the loop's second round (``make_agent("looped")``): the
+    strongest network here without search."""
+    return _shipped(PRETRAINED_LOOPED, "looped", rules, seed)
 
 
 def netsearch_agent(rules: RuleSpec = None, seed: int | None = None, worlds: int = 64,
@@ -85,6 +93,7 @@ BASELINES: dict[str, Callable[..., AgentLike]] = {
     "ppo": pretrained_agent,
     "clone": clone_agent,
     "distilled": distilled_agent,
+    "looped": looped_agent,
 }
 
 

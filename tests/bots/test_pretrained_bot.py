@@ -1,5 +1,5 @@
 """The networks shipped in agents/bots/pretrained/: each plays by its name (``ppo``,
-``clone``, ``distilled``) without training, loads only through the safe loader, stays
+``clone``, ``distilled``, ``looped``) without training, loads only through the safe loader, stays
 small, and keeps the config that trained it and its evaluation figures beside it; the
 value network of ``netsearch`` predicts the expert's round outcomes on fresh games."""
 
@@ -16,6 +16,7 @@ from agents.bots.registry import (
     PRETRAINED,
     PRETRAINED_CLONE,
     PRETRAINED_DISTILLED,
+    PRETRAINED_LOOPED,
     PRETRAINED_VALUE,
     make_agent,
 )
@@ -26,7 +27,8 @@ from hanafuda_env.koikoi.observation import encode_observations
 from hanafuda_env.koikoi.rules import resolve_rules
 from tests.helpers.scenarios import random_play
 
-SHIPPED = {"ppo": PRETRAINED, "clone": PRETRAINED_CLONE, "distilled": PRETRAINED_DISTILLED}
+SHIPPED = {"ppo": PRETRAINED, "clone": PRETRAINED_CLONE, "distilled": PRETRAINED_DISTILLED,
+           "looped": PRETRAINED_LOOPED}
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -113,7 +113,9 @@ def test_a_built_in_bot_takes_its_options_in_the_spec() -> None:
     assert agent.name == "search:worlds=8,confidence=none"
     tree = make_agent("ISMCTS:iterations=32, prior=none")
     assert (tree.iterations, tree.prior) == (32, None)
-    with pytest.raises(ValueError, match="'depth=3' is not key=value with a key of worlds"):
+    with pytest.raises(ValueError, match="'plies=3' is not key=value with a key of worlds"):
+        make_agent("search:plies=3")
+    with pytest.raises(ValueError, match="depth .* needs an evaluator"):
         make_agent("search:depth=3")
     with pytest.raises(ValueError, match="worlds must be a positive integer, got 0"):
         make_agent("search:worlds=0")

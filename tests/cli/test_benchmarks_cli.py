@@ -53,6 +53,10 @@ BAD_OPTIONS = [
     ("bench_imitation.py", ["--rollout", "network"], ["--rollout", "'network'", "fast"]),
     ("bench_search_bot.py", ["--bot", "alphago"], ["--bot", "'alphago'", "ismcts"]),
     ("bench_search_bot.py", ["--budgets", "0"], ["--budgets", "'0'"]),
+    ("bench_search_bot.py", ["--bot", "netsearch", "--depth", "0"], ["--depth", "'0'"]),
+    ("bench_loop.py", ["--networks", "clone", "grandmaster"], ["'grandmaster'", "distilled"]),
+    ("bench_loop.py", ["--networks", "clone", "--search-matches", "-1"],
+     ["--search-matches", "'-1'"]),
     ("bench_hanaawase.py", ["--players", "9"], ["--players", "2..7", "9"]),
     ("bench_hanaawase_strength.py", ["expret"], ["'expret'", "random, greedy, expert"]),
     ("bench_hanaawase_strength.py", ["greedy", "--players", "8"], ["num_players", "2 to 7"]),
@@ -194,3 +198,16 @@ def test_bench_search_prints_a_row_per_mode() -> None:
     lines = run.stdout.splitlines()
     assert lines[0].startswith("policy greedy: 6 card decisions")
     assert [line.split()[0] for line in lines[2:]] == ["resampled", "true"]
+
+
+def test_the_loop_curve_prints_each_round_and_logs_it_for_tensorboard(tmp_path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(BENCH / "bench_loop.py"), "--networks", "clone", "distilled",
+         "--matches", "4", "--search-matches", "0", "--log-dir", str(tmp_path / "curve")],
+        capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()
+            if line.split()[:1] in (["0"], ["1"])]
+    assert [row[:2] for row in rows] == [["0", "network"], ["1", "network"]]
+    assert all(0.0 <= float(row[2]) <= 1.0 for row in rows)
+    assert list((tmp_path / "curve").glob("events.out.tfevents.*"))
