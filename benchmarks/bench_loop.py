@@ -1,13 +1,14 @@
 """The learning loop's curve: each round's network alone and its search against the expert.
 
-    python benchmarks/bench_loop.py --networks clone distilled runs/<loop run>/checkpoints/best.pt
+    python benchmarks/bench_loop.py --networks clone distilled looped
                                     [--matches 2000] [--search-matches 2000] [--seed 2026]
                                     [--first-round 0] [--log-dir runs/loop_curve]
 
 Round 0 is the clone of the expert with the plain ``search`` bot (expert rollouts to the
 round's end, the expert's move kept unless another beats it); each later round is the
-network trained on that round's search labels, with ``netsearch`` taking it as its prior
-(rollouts cut after 4 moves and judged by the shipped value network). Each line prints the
+network trained on that round's search labels (a shipped name or a run's checkpoint), with
+``netsearch`` taking it as its prior (rollouts cut after 4 moves and judged by the shipped
+value network). Each line prints the
 network's and the search's win rate over paired matches against the expert (95 %
 intervals), points per round and seconds per match (both players' time, the matches side by
 side). The same figures go to TensorBoard under ``--log-dir`` (``loop/network_win_rate``,
@@ -24,12 +25,20 @@ from pathlib import Path
 
 from cli_args import agent_spec, make_parser, non_negative_int, positive_int, run_main
 
-from agents.bots.registry import PRETRAINED_CLONE, PRETRAINED_DISTILLED, make_agent, netsearch_agent
+from agents.bots.registry import (
+    PRETRAINED_CLONE,
+    PRETRAINED_DISTILLED,
+    PRETRAINED_LOOPED,
+    make_agent,
+    netsearch_agent,
+)
 from agents.bots.search import SearchAgent
 from agents.eval.matches import play_matches
 from hanafuda_env.koikoi.rules import resolve_rules
 
-SHIPPED_PATHS = {"clone": PRETRAINED_CLONE, "distilled": PRETRAINED_DISTILLED}
+# The shipped networks a round may name, as the checkpoint a search takes as its prior.
+SHIPPED_PATHS = {"clone": PRETRAINED_CLONE, "distilled": PRETRAINED_DISTILLED,
+                 "looped": PRETRAINED_LOOPED}
 
 
 def against_expert(agent, matches: int, rules, seed: int) -> dict[str, float]:

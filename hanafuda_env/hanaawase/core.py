@@ -268,7 +268,8 @@ class HanaawaseCore:
         policies = np.array([K.POLICIES[p] for p in names], dtype=np.int64)
         decisions = np.zeros(self.n_games, dtype=np.int64)
         L.rollout_games(self.records, *c.ctx, c.params, policies, np.uint64(seed),
-                        until == "match", scores, decisions, self._rows[:1])  # no policy_data
+                        until == "match", 0, scores, decisions,  # no policy_data, no limit
+                        self._rows[:1])
         return scores, int(decisions.sum())
 
     # -------------------------------------------------------------- the state
