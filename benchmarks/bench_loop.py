@@ -8,13 +8,13 @@ Round 0 is the clone of the expert with the plain ``search`` bot (expert rollout
 round's end, the expert's move kept unless another beats it); each later round is the
 network trained on that round's search labels (a shipped name or a run's checkpoint), with
 ``netsearch`` taking it as its prior (rollouts cut after 4 moves and judged by the shipped
-value network). Each line prints the
-network's and the search's win rate over paired matches against the expert (95 %
-intervals), points per round and seconds per match (both players' time, the matches side by
-side). The same figures go to TensorBoard under ``--log-dir`` (``loop/network_win_rate``,
-``loop/search_win_rate``, ... with the round as the step). ``--search-matches 0`` plays the
-networks only (the searches take about 1 s a match on one core); ``--first-round K`` numbers
-the first network given as round K, so the curve can be measured in pieces.
+value network). Each line prints the network's and the search's win rate over paired
+matches against the expert (95 % intervals), points per round and seconds per match (both
+players' time, the matches side by side). The same figures go to TensorBoard under
+``--log-dir`` (``loop/network_win_rate``, ``loop/search_win_rate``, ... with the round as
+the step). ``--search-matches 0`` plays the networks only (the searches take about 1 s a
+match on one core); ``--first-round K`` numbers the first network given as round K, so the
+curve can be measured in pieces.
 """
 
 from __future__ import annotations
@@ -25,20 +25,10 @@ from pathlib import Path
 
 from cli_args import agent_spec, make_parser, non_negative_int, positive_int, run_main
 
-from agents.bots.registry import (
-    PRETRAINED_CLONE,
-    PRETRAINED_DISTILLED,
-    PRETRAINED_LOOPED,
-    make_agent,
-    netsearch_agent,
-)
+from agents.bots.registry import make_agent, netsearch_agent
 from agents.bots.search import SearchAgent
 from agents.eval.matches import play_matches
 from hanafuda_env.koikoi.rules import resolve_rules
-
-# The shipped networks a round may name, as the checkpoint a search takes as its prior.
-SHIPPED_PATHS = {"clone": PRETRAINED_CLONE, "distilled": PRETRAINED_DISTILLED,
-                 "looped": PRETRAINED_LOOPED}
 
 
 def against_expert(agent, matches: int, rules, seed: int) -> dict[str, float]:
@@ -83,12 +73,11 @@ def main() -> None:
     print(f"{'round':<5} {'who':<12} {'win':>6} {'95% interval':>16} {'pts/rd':>7} "
           f"{'s/match':>7}")
     for round_index, spec in enumerate(args.networks, start=args.first_round):
-        rows = {"network": against_expert(make_agent(spec, rules, seed=args.seed),
-                                          args.matches, rules, args.seed)}
-        if args.search_matches:
-            prior = str(SHIPPED_PATHS.get(spec, spec))
+        network = make_agent(spec, rules, seed=args.seed)
+        rows = {"network": against_expert(network, args.matches, rules, args.seed)}
+        if args.search_matches:  # the same network, loaded once, is the search's prior
             search = (SearchAgent(rules, seed=0) if round_index == 0 else
-                      netsearch_agent(rules, seed=0, prior=prior))
+                      netsearch_agent(rules, seed=0, prior=network))
             rows["search"] = against_expert(search, args.search_matches, rules, args.seed)
         for who, figures in rows.items():
             print(f"{round_index:<5} {line(who, figures)}")

@@ -70,12 +70,13 @@ def looped_agent(rules: RuleSpec = None, seed: int | None = None) -> AgentLike:
 
 def netsearch_agent(rules: RuleSpec = None, seed: int | None = None, worlds: int = 64,
                     depth: int | None = NETSEARCH_DEPTH, rollout: str = "expert",
-                    confidence: float | None = 1.0, evaluator: str | None = None,
-                    prior: str | None = None) -> AgentLike:
+                    confidence: float | None = 1.0, evaluator: str | Any = None,
+                    prior: str | Any = None) -> AgentLike:
     """The search with a learned evaluation (``make_agent("netsearch")``): rollouts cut
     after ``depth`` moves are valued by the shipped value network (``evaluator``: another
-    checkpoint), and the gate keeps the ``distilled`` network's move (``prior``) unless a
-    move beats it by ``confidence`` standard errors."""
+    checkpoint), and the gate keeps the ``distilled`` network's move (``prior``: another
+    checkpoint or a loaded network agent) unless a move beats it by ``confidence`` standard
+    errors."""
     return SearchAgent(rules, seed, worlds, rollout, confidence=confidence,
                        evaluator=evaluator or PRETRAINED_VALUE, depth=depth,
                        prior=(prior or PRETRAINED_DISTILLED) if confidence is not None

@@ -165,6 +165,8 @@ class SearchAgent(Agent):
         """Seat 0's value of each world at its round's end, or where its truncated
         rollout stopped (by the evaluator)."""
         values = world_values(core, self.rules, self.value, self.scale)
+        # a world still in its round holds its round-start margin: that match value, plus
+        # the network's change over the round
         live = np.flatnonzero(core.phase < ROUND_OVER)
         if self.evaluator is not None and len(live):
             rest = core.fork(live)
