@@ -7,13 +7,15 @@ strength.
                                           [--rules nintendo] [--value points|match]
                                           [--rollout greedy|random|expert|fast]
                                           [--confidence Z] [--prior expert|none]
+                                          [--evaluator VALUE.pt]
 
 The budget is ``worlds`` (rollouts per legal action) for ``search`` and ``iterations``
 (rollouts per decision) for ``ismcts``. ``--confidence Z`` (1 by default; ``none``: ungated)
 makes ``search`` play its rollout policy's move unless another's paired advantage exceeds Z
 standard errors; ``ismcts`` has the expert as its PUCT prior unless ``--prior none`` (plain
 UCB1). ``netsearch`` is the search with the shipped value network judging rollouts cut after
-``--depth`` moves and the ``distilled`` network's move as the one its gate keeps. Each
+``--depth`` moves (``--evaluator``: another value network's checkpoint) and the
+``distilled`` network's move as the one its gate keeps. Each
 budget plays the same paired matches against the opponent (``play_matches``: the same decks
 with seats swapped); the lines print the match-win rate with its 95 % interval, points per
 round, the search's decisions per second (the opponent's time included) and the seconds a
@@ -68,10 +70,16 @@ def main() -> None:
                              "mean")
     parser.add_argument("--prior", choices=("expert", "none"), default="expert",
                         help="ismcts: the expert as its PUCT prior, or none (plain UCB1)")
+    parser.add_argument("--evaluator", default=None,
+                        help="netsearch: the value network's checkpoint (default: the shipped "
+                             "koikoi_value.pt)")
     args = parser.parse_args()
+    if args.evaluator is not None and args.bot != "netsearch":
+        parser.error("--evaluator is netsearch's value network; it needs --bot netsearch")
     rules = resolve_rules(args.rules)
     prior = "distilled" if args.bot == "netsearch" else args.prior
-    depth = f", depth {args.depth}" if args.bot == "netsearch" else ""
+    depth = (f", depth {args.depth}, evaluator {args.evaluator or 'koikoi_value.pt'}"
+             if args.bot == "netsearch" else "")
     print(f"{args.bot} bot ({args.rollout} rollouts{depth}, value {args.value}, confidence "
           f"{args.confidence}, prior {prior}) vs {args.opponent}, {rules.name}, "
           f"{args.matches} matches of {rules.rounds} rounds")
@@ -80,7 +88,8 @@ def main() -> None:
     for budget in args.budgets:
         if args.bot == "netsearch":
             agent = netsearch_agent(rules, seed=0, worlds=budget, depth=args.depth,
-                                    rollout=args.rollout, confidence=args.confidence)
+                                    rollout=args.rollout, confidence=args.confidence,
+                                    evaluator=args.evaluator)
         elif args.bot == "search":
             agent = SearchAgent(rules, seed=0, worlds=budget, rollout=args.rollout,
                                 value=args.value, confidence=args.confidence)

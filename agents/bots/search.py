@@ -24,8 +24,8 @@ With an ``evaluator`` (a network whose value head predicts the round's change in
 chance from the mover's view, as imitation-trained ones do: ``configs/value_net.yaml``) the
 rollouts stop after ``depth`` moves and a world still in its round is valued by the network
 instead: its match value at the round's start plus the network's value of the mover's
-observation there (negated when the opponent is to move). A ``prior`` network's move is then
-the base move the gate keeps (in place of the rollout policy's).
+observation there (negated when the opponent is to move). A ``prior`` (a network, or any
+agent) plays the base move the gate keeps, in place of the rollout policy's.
 
 The player sits at seat 0 of its worlds; what the observation does not hold is filled in as
 follows: the points each seat has won in the match (``target_score``) from the lead alone, and
@@ -116,7 +116,7 @@ class SearchAgent(Agent):
         self.depth, self.value_scale = depth, float(value_scale)
         self.base = None if confidence is None else (
             _base_policy(rollout, self.rules, self.rng) if prior is None
-            else _network_agent(prior))
+            else _network_agent(prior, needs_value=False))
         self.scale = float(round_sigma) * self.rules.point_unit
         self.last_search: SearchReport | None = None
 
@@ -180,17 +180,17 @@ class SearchAgent(Agent):
         return observed_worlds(view, self.worlds, self.rules, self.rng)
 
 
-def _network_agent(network: str | Path | Any) -> Agent:
+def _network_agent(network: str | Path | Any, needs_value: bool = True) -> Agent:
     """A network to play or evaluate with: a checkpoint path (loaded safely) or an agent
-    with ``act`` and ``value``."""
+    with ``act`` (and ``value`` for an evaluator)."""
     if isinstance(network, (str, Path)):
         from agents.bots.policy import PolicyAgent  # torch only for a network
 
         return PolicyAgent.load(network)
-    if not (callable(getattr(network, "act", None)) and callable(getattr(network, "value",
-                                                                         None))):
-        raise TypeError(f"a network is a checkpoint path or an agent with act and value, "
-                        f"got {type(network).__name__}")
+    methods = ("act", "value") if needs_value else ("act",)
+    if not all(callable(getattr(network, name, None)) for name in methods):
+        raise TypeError(f"a{' network' if needs_value else ' prior'} is a checkpoint path or "
+                        f"an agent with {' and '.join(methods)}, got {type(network).__name__}")
     return network
 
 

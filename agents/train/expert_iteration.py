@@ -71,8 +71,9 @@ from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
 
 ALGORITHM = "expert_iteration"
 RESUMABLE = ("iterations", "progress_bar")
-# The stages a run draws random numbers for (the last three: agents.train.imitation's).
-STAGES = ("init", "search", "games", "fit", "eval", "train", "held_out", "epoch")
+# The stages a run draws random numbers for (from "train" on: agents.train.imitation's).
+STAGES = ("init", "search", "games", "fit", "eval", "train", "held_out", "epoch",
+          "search_play", "prior")  # append only: an index is part of every seed
 
 
 def stage_seed(seed: int, stage: str, iteration: int = 0) -> int:

@@ -41,7 +41,7 @@ from agents.bots.policy import (
     network_from_payload,
     save_checkpoint,
 )
-from agents.bots.search import ROLLOUTS
+from agents.bots.search import ROLLOUTS, SearchAgent
 from agents.train.config import ConfigError, check_number
 from agents.train.expert_iteration import stage_seed
 from agents.train.run import finished_run, interrupted_run, marked_config
@@ -59,16 +59,22 @@ from hanafuda_env.koikoi.rules import RuleSet, resolve_rules
 from hanafuda_env.koikoi.state import N_DECISION_PHASES, PHASE_NAMES
 
 CHUNK_STEPS = 256  # decisions per game collected at once; episodes cut at a chunk's end drop
+SEARCH_PLAY_ENVS = 256  # games the search plays at once in self-play (its worlds multiply them)
 
 
 def collect_expert_decisions(rules: RuleSet, n_decisions: int, seed: int, n_envs: int = 1024,
-                             reward_scale: float = 1.0, progress: Any = None
-                             ) -> dict[str, np.ndarray]:
+                             reward_scale: float = 1.0, progress: Any = None,
+                             player: Any = None) -> dict[str, np.ndarray]:
     """At least ``n_decisions`` decisions of the expert playing both seats of ``n_envs``
     games (seeded by ``seed``), one row each: ``obs``, ``mask``, ``action`` (the expert's),
     ``ties`` (the moves it rates as good as its own), ``return`` (the rest of the deciding
     seat's round reward: the change in match-win chance) and ``phase``. Decisions of
-    rounds that a chunk cut off are left out (their returns are unknown)."""
+    rounds that a chunk cut off are left out (their returns are unknown).
+
+    With a ``player`` (an agent) its moves are played instead, in both seats: the
+    positions and returns are then its self-play's (a search's, for a value network that
+    judges the search's own leaves), ``action`` is its move and ``ties`` still the
+    expert's rating of the moves."""
     env = KoiKoiVectorEnv(n_envs, rules, episode="round", reward="match_win", seed=seed)
     expert = ExpertAgent(rules, seed=seed)
     obs, info = env.reset(seed=seed)
@@ -85,7 +91,7 @@ def collect_expert_decisions(rules: RuleSet, n_decisions: int, seed: int, n_envs
                  "done": np.empty((CHUNK_STEPS, n_envs), bool)}
         for t in range(CHUNK_STEPS):
             values = expert.action_values(obs, mask)
-            action = expert.act(obs, mask)
+            action = expert.act(obs, mask) if player is None else player.act(obs, mask)
             chunk["obs"][t], chunk["mask"][t], chunk["ties"][t] = obs, mask, tie_sets(values)
             chunk["action"][t], chunk["seat"][t] = action, seat
             obs, rewards, terminated, truncated, info = env.step(action)
@@ -103,6 +109,17 @@ def collect_expert_decisions(rules: RuleSet, n_decisions: int, seed: int, n_envs
     data = {key: np.concatenate([p[key] for p in parts])[:n_decisions] for key in parts[0]}
     data["phase"] = phases(data["obs"])
     return data
+
+
+def played_targets(data: dict[str, np.ndarray]) -> np.ndarray:
+    """The moves to learn from decisions as played: the expert's tie set where the move
+    played is in it (every expert decision), else the move played alone."""
+    rows = np.arange(len(data["action"]))
+    targets = data["ties"].copy()
+    off = ~targets[rows, data["action"]]
+    targets[off] = False
+    targets[rows[off], data["action"][off]] = True
+    return targets
 
 
 def phases(obs: np.ndarray) -> np.ndarray:
@@ -192,6 +209,9 @@ class ImitationConfig:
     search_evaluator: str | None = None  # a value network checkpoint: the search's rollouts
     # stop after search_depth moves and it values the position reached (agents.bots.search)
     search_depth: int | None = None
+    search_play_decisions: int = 0  # decisions of games the gated search (the search_*
+    # settings, over the expert's moves) plays in both seats, added to the training ones:
+    # their positions and outcomes are the search's self-play, their targets its moves
     init_checkpoint: str | None = None  # start from these weights (their network: `network`)
     eval_matches: int = 1000  # per opponent, after each epoch: the network alone plays (0:
     # none, for a value network)
@@ -207,6 +227,7 @@ class ImitationConfig:
         for name in ("decisions", "held_out", "n_envs", "epochs", "batch_size"):
             check_number(name, getattr(self, name), low=1, integer=True)
         check_number("eval_matches", self.eval_matches, low=0, integer=True)
+        check_number("search_play_decisions", self.search_play_decisions, low=0, integer=True)
         if self.eval_matches == 0 and self.best_opponent is not None:
             raise ConfigError("eval_matches: 0 plays no evaluation matches, so best_opponent "
                               "must be null (no best.pt is kept)")
@@ -271,27 +292,51 @@ class ImitationTrainer:
         self.epoch, self.history, self.best_win_rate = 0, [], -1.0
         self.label_stats: dict[str, float] = {}
 
-    def collect(self, progress: Any = None, label_progress: Any = None
-                ) -> tuple[dict, dict]:
+    def collect(self, progress: Any = None, label_progress: Any = None,
+                play_progress: Any = None) -> tuple[dict, dict]:
         """The training decisions and the held-out ones (games of their own seeds); with
-        ``labels: search``, the training decisions' targets are the search's labels."""
+        ``labels: search``, the expert decisions' targets are the search's labels; with
+        ``search_play_decisions``, the search's self-play decisions follow them."""
         cfg = self.cfg
         train = collect_expert_decisions(self.rules, cfg.decisions, stage_seed(cfg.seed, "train"),
                                          cfg.n_envs, progress=progress)
         held = collect_expert_decisions(self.rules, cfg.held_out,
                                         stage_seed(cfg.seed, "held_out"), cfg.n_envs)
         train["targets"] = train["ties"]
+        if cfg.search_play_decisions:
+            started = time.perf_counter()
+            play = collect_expert_decisions(
+                self.rules, cfg.search_play_decisions, stage_seed(cfg.seed, "search_play"),
+                min(cfg.n_envs, SEARCH_PLAY_ENVS), progress=play_progress,
+                player=self.search_player())
+            play["targets"] = played_targets(play)
+            rows = np.arange(len(play["action"]))
+            self.label_stats.update({
+                "play/overridden": float(1.0 - play["ties"][rows, play["action"]].mean()),
+                "play/per_second": len(rows) / (time.perf_counter() - started)})
         if cfg.labels == "search":
             started = time.perf_counter()
             labels = search_labels(train, self.rules, cfg.search_worlds, cfg.search_rollout,
                                    cfg.search_confidence, stage_seed(cfg.seed, "search"),
                                    progress=label_progress, evaluator=cfg.search_evaluator,
                                    depth=cfg.search_depth)
-            self.label_stats = {
+            self.label_stats.update({
                 "labels/overridden": float(labels["overridden"].mean()),
-                "labels/per_second": len(train["action"]) / (time.perf_counter() - started)}
+                "labels/per_second": len(train["action"]) / (time.perf_counter() - started)})
             train["targets"] = labels["targets"]
+        if cfg.search_play_decisions:
+            train = {key: np.concatenate([train[key], play[key]]) for key in train}
         return train, held
+
+    def search_player(self) -> SearchAgent:
+        """The search that plays the self-play games: the run's search settings, its gate
+        over the expert's moves."""
+        cfg = self.cfg
+        return SearchAgent(self.rules, seed=stage_seed(cfg.seed, "search_play"),
+                           worlds=cfg.search_worlds, rollout=cfg.search_rollout,
+                           confidence=cfg.search_confidence, evaluator=cfg.search_evaluator,
+                           depth=cfg.search_depth,
+                           prior=ExpertAgent(self.rules, seed=stage_seed(cfg.seed, "prior")))
 
     def learning_rate(self, step: int, total: int) -> float:
         """A linear warm-up over the first 5 % of the steps, then a cosine decay to zero."""
@@ -389,10 +434,14 @@ def train_imitation(cfg: ImitationConfig | None, run_dir: str | Path | None = No
         with tqdm(total=cfg.decisions, unit="dec", desc="expert games",
                   disable=not cfg.progress_bar, dynamic_ncols=True) as bar, \
                 tqdm(unit="dec", desc="search labels", dynamic_ncols=True,
-                     disable=not cfg.progress_bar or cfg.labels != "search") as label_bar:
+                     disable=not cfg.progress_bar or cfg.labels != "search") as label_bar, \
+                tqdm(total=cfg.search_play_decisions, unit="dec", desc="search self-play",
+                     dynamic_ncols=True,
+                     disable=not cfg.progress_bar or not cfg.search_play_decisions) as play_bar:
             train, held = trainer.collect(
                 progress=lambda n: bar.update(min(n, bar.total - bar.n)),
-                label_progress=label_bar.update)
+                label_progress=label_bar.update,
+                play_progress=lambda n: play_bar.update(min(n, play_bar.total - play_bar.n)))
         per_epoch = (len(train["action"]) // min(cfg.batch_size, len(train["action"]))
                      * min(cfg.batch_size, len(train["action"])))
         with tqdm(total=cfg.epochs * per_epoch, initial=trainer.epoch * per_epoch, unit="dec",

@@ -54,6 +54,7 @@ BAD_OPTIONS = [
     ("bench_search_bot.py", ["--bot", "alphago"], ["--bot", "'alphago'", "ismcts"]),
     ("bench_search_bot.py", ["--budgets", "0"], ["--budgets", "'0'"]),
     ("bench_search_bot.py", ["--bot", "netsearch", "--depth", "0"], ["--depth", "'0'"]),
+    ("bench_search_bot.py", ["--evaluator", "value.pt"], ["--evaluator", "--bot netsearch"]),
     ("bench_loop.py", ["--networks", "clone", "grandmaster"], ["'grandmaster'", "distilled"]),
     ("bench_loop.py", ["--networks", "clone", "--search-matches", "-1"],
      ["--search-matches", "'-1'"]),
