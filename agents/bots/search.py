@@ -187,10 +187,10 @@ def _network_agent(network: str | Path | Any, needs_value: bool = True) -> Agent
         from agents.bots.policy import PolicyAgent  # torch only for a network
 
         return PolicyAgent.load(network)
-    methods = ("act", "value") if needs_value else ("act",)
+    what, methods = ("network", ("act", "value")) if needs_value else ("prior", ("act",))
     if not all(callable(getattr(network, name, None)) for name in methods):
-        raise TypeError(f"a{' network' if needs_value else ' prior'} is a checkpoint path or "
-                        f"an agent with {' and '.join(methods)}, got {type(network).__name__}")
+        raise TypeError(f"a {what} is a checkpoint path or an agent with "
+                        f"{' and '.join(methods)}, got {type(network).__name__}")
     return network
 
 

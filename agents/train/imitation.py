@@ -408,6 +408,12 @@ class ImitationTrainer:
         self.best_win_rate = float(payload["best_win_rate"])
 
 
+def capped(bar: Any) -> Any:
+    """A progress callback that stops ``bar`` at its total (a collection keeps whole chunks,
+    so it may gather more decisions than it asked for)."""
+    return lambda n: bar.update(min(n, bar.total - bar.n))
+
+
 def saved_imitation_config(run_dir: str | Path) -> dict[str, Any] | None:
     """The config an imitation run wrote into its folder, or None (not such a run)."""
     return marked_config(run_dir, "algorithm", ALGORITHM)
@@ -438,10 +444,8 @@ def train_imitation(cfg: ImitationConfig | None, run_dir: str | Path | None = No
                 tqdm(total=cfg.search_play_decisions, unit="dec", desc="search self-play",
                      dynamic_ncols=True,
                      disable=not cfg.progress_bar or not cfg.search_play_decisions) as play_bar:
-            train, held = trainer.collect(
-                progress=lambda n: bar.update(min(n, bar.total - bar.n)),
-                label_progress=label_bar.update,
-                play_progress=lambda n: play_bar.update(min(n, play_bar.total - play_bar.n)))
+            train, held = trainer.collect(progress=capped(bar), label_progress=label_bar.update,
+                                          play_progress=capped(play_bar))
         per_epoch = (len(train["action"]) // min(cfg.batch_size, len(train["action"]))
                      * min(cfg.batch_size, len(train["action"])))
         with tqdm(total=cfg.epochs * per_epoch, initial=trainer.epoch * per_epoch, unit="dec",
